@@ -1,0 +1,69 @@
+// The library: `import { startNode } from 'pcnode'`. Tests and other projects embed pcnode here.
+import type { DevAccount } from './node/accounts.js'
+import type { DevNode } from './node/node.js'
+import { type NodeOptions, resolveOptions } from './node/options.js'
+import { Dispatcher, type MethodTable } from './rpc/dispatch.js'
+import { metaMethods } from './rpc/methods/meta.js'
+import { startRpcServer } from './rpc/server.js'
+
+export type { DevAccount } from './node/accounts.js'
+export type { NodeOptions } from './node/options.js'
+export { DEFAULT_MNEMONIC, DEFAULTS } from './node/options.js'
+
+export interface StartedNode {
+  /** HTTP JSON-RPC URL, e.g. http://127.0.0.1:8545 */
+  rpcUrl: string
+  /** WebSocket JSON-RPC URL on the same port. */
+  wsUrl: string
+  port: number
+  chainId: number
+  accounts: DevAccount[]
+  /** The node itself, for in-process inspection. */
+  node: DevNode
+  /** Stops the sequencer and closes the server. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts a node and its JSON-RPC server. The server listens before the engine has loaded and
+ * answers eth_chainId and the other static methods at once; the rest wait for the engine.
+ */
+export async function startNode(options: NodeOptions = {}): Promise<StartedNode> {
+  const resolved = resolveOptions(options)
+  const log = resolved.silent ? () => {} : (resolved.logger ?? ((line: string) => console.log(line)))
+  const backend = (async () => {
+    const [{ DevNode }, { methodTable }] = await Promise.all([import('./node/node.js'), import('./rpc/methods/index.js')])
+    const node = await DevNode.create(resolved)
+    return { node, table: methodTable(node) as MethodTable }
+  })()
+  backend.catch(() => {})
+  const dispatcher = new Dispatcher(
+    metaMethods(resolved.chainId),
+    backend.then((b) => b.table),
+    log,
+  )
+  const server = await startRpcServer(dispatcher, resolved.host, resolved.port)
+  let node: DevNode
+  try {
+    node = (await backend).node
+  } catch (error) {
+    await server.close()
+    throw error
+  }
+  let stopped: Promise<void> | undefined
+  return {
+    rpcUrl: server.url,
+    wsUrl: server.wsUrl,
+    port: server.port,
+    chainId: resolved.chainId,
+    accounts: node.accounts,
+    node,
+    stop: () => {
+      stopped ??= (async () => {
+        await node.stop()
+        await server.close()
+      })()
+      return stopped
+    },
+  }
+}

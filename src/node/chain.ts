@@ -1,0 +1,109 @@
+// The block history: sealed blocks by number and hash, the pending (pre-confirmed) block,
+// and the transaction index. In memory; ethereumjs objects are kept only for transactions.
+import { BlockNotFoundError } from './errors.js'
+import type { BlockRecord, BlockRef, IncludedTx, LogFilter, MatchedLog } from './types.js'
+
+export const hexKey = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
+
+export class Chain {
+  readonly blocks: BlockRecord[] = []
+  private readonly byHash = new Map<string, BlockRecord>()
+  private readonly txs = new Map<string, IncludedTx>()
+  /** The block being pre-confirmed; undefined while no block is open (no mining). */
+  pending: BlockRecord | undefined
+
+  get head(): BlockRecord {
+    return this.blocks[this.blocks.length - 1]
+  }
+
+  addSealed(block: BlockRecord): void {
+    if (block.header.number !== BigInt(this.blocks.length)) throw new Error(`block ${block.header.number} out of order`)
+    this.blocks.push(block)
+    this.byHash.set(hexKey(block.hash), block)
+    for (const t of block.txs) this.txs.set(hexKey(t.hash), t)
+  }
+
+  /** Index a pre-confirmed transaction so lookups by hash find it at once. */
+  addPreconfirmed(t: IncludedTx): void {
+    this.txs.set(hexKey(t.hash), t)
+  }
+
+  /** Forget a pending block's transactions (used when a pending block is discarded). */
+  dropPreconfirmed(block: BlockRecord): void {
+    for (const t of block.txs) this.txs.delete(hexKey(t.hash))
+  }
+
+  getTx(hash: Uint8Array): IncludedTx | undefined {
+    return this.txs.get(hexKey(hash))
+  }
+
+  /** The block a reference names; "pending" is the pre-confirmed block (latest when none is open). */
+  resolve(ref: BlockRef): BlockRecord {
+    if ('tag' in ref) {
+      switch (ref.tag) {
+        case 'pending':
+          return this.pending ?? this.head
+        case 'earliest':
+          return this.blocks[0]
+        default:
+          return this.head
+      }
+    }
+    if ('number' in ref) {
+      if (this.pending && ref.number === this.pending.header.number) return this.pending
+      const block = ref.number >= 0n && ref.number < BigInt(this.blocks.length) ? this.blocks[Number(ref.number)] : undefined
+      if (!block) throw new BlockNotFoundError()
+      return block
+    }
+    const block = this.byHash.get(hexKey(ref.hash))
+    if (!block) throw new BlockNotFoundError()
+    return block
+  }
+
+  /** Like resolve, but undefined instead of an error for unknown blocks. */
+  find(ref: BlockRef): BlockRecord | undefined {
+    try {
+      return this.resolve(ref)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Logs matching a filter, in chain order; the pending block's logs when the range reaches it. */
+  logs(filter: LogFilter, limit = 10_000): MatchedLog[] {
+    let range: BlockRecord[]
+    if (filter.blockHash) {
+      range = [this.resolve({ hash: filter.blockHash })]
+    } else {
+      const from = this.resolve(filter.fromBlock ?? { tag: 'latest' }).header.number
+      const toRecord = this.resolve(filter.toBlock ?? { tag: 'latest' })
+      const to = toRecord.header.number
+      range = []
+      for (let n = from; n <= to; n++) {
+        const block = this.pending && n === this.pending.header.number ? this.pending : this.blocks[Number(n)]
+        if (block) range.push(block)
+      }
+    }
+    const addresses = filter.addresses?.map(hexKey)
+    const topics = filter.topics?.map((alts) => alts?.map(hexKey) ?? null)
+    const out: MatchedLog[] = []
+    for (const block of range) {
+      for (const t of block.txs) {
+        t.receipt.logs.forEach((log, i) => {
+          if (addresses?.length && !addresses.includes(hexKey(log.address))) return
+          if (topics) {
+            for (let p = 0; p < topics.length; p++) {
+              const alts = topics[p]
+              if (alts === null || alts.length === 0) continue
+              const topic = log.topics[p]
+              if (!topic || !alts.includes(hexKey(topic))) return
+            }
+          }
+          out.push({ log, logIndex: t.receipt.firstLogIndex + i, txIndex: t.index, tx: t })
+        })
+        if (out.length > limit) throw new Error(`query returned more than ${limit} results`)
+      }
+    }
+    return out
+  }
+}

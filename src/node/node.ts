@@ -1,0 +1,412 @@
+// DevNode: the devnet as plain TypeScript calls (bigint, Uint8Array). The RPC layer is its only
+// caller over the wire; tests and the CLI reach it through startNode().
+
+import { RLP } from '@ethereumjs/rlp'
+import { createFeeMarket1559Tx, createLegacyTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
+import { Address, bytesToBigInt, hexToBytes } from '@ethereumjs/util'
+import type { VM } from '@ethereumjs/vm'
+import { type DevAccount, deriveAccounts } from './accounts.js'
+import { Chain, hexKey } from './chain.js'
+import { createEngine, type Engine, txGasCap, writeGenesisState } from './engine.js'
+import { InvalidParamsError, TxRejectedError } from './errors.js'
+import { NodeEvents } from './events.js'
+import { callBlock, callGasCap, callTransaction, hasFee, mapRunTxError, runReverted, throwFailure } from './execution/call.js'
+import { estimateGas } from './execution/estimate.js'
+import { type NodeOptions, type ResolvedOptions, resolveOptions } from './options.js'
+import { TxPool } from './pool.js'
+import { BlockProducer } from './producer.js'
+import { Sequencer } from './sequencer.js'
+import type {
+  BlockOverrides,
+  BlockRecord,
+  BlockRef,
+  CallRequest,
+  HeaderFields,
+  IncludedTx,
+  LogFilter,
+  MatchedLog,
+  PoolTxInfo,
+  StateOverrides,
+} from './types.js'
+
+const EMPTY_ROOT = hexToBytes('0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421')
+/** Tip suggested by eth_maxPriorityFeePerGas and used by eth_sendTransaction (anvil's default). */
+const SUGGESTED_TIP = 1_000_000_000n
+
+export interface FeeHistory {
+  oldestBlock: bigint
+  baseFeePerGas: bigint[]
+  gasUsedRatio: number[]
+  baseFeePerBlobGas: bigint[]
+  blobGasUsedRatio: number[]
+  reward?: bigint[][]
+}
+
+export class DevNode {
+  readonly events = new NodeEvents()
+  readonly chain = new Chain()
+  readonly pool = new TxPool()
+  private producer!: BlockProducer
+  private sequencer!: Sequencer
+  private readonly keys = new Map<string, DevAccount>()
+
+  private constructor(
+    readonly options: ResolvedOptions,
+    readonly engine: Engine,
+    readonly accounts: DevAccount[],
+  ) {
+    for (const a of accounts) this.keys.set(a.address.toLowerCase(), a)
+  }
+
+  static async create(input: NodeOptions = {}): Promise<DevNode> {
+    const options = resolveOptions(input)
+    const engine = await createEngine(options)
+    const accounts = deriveAccounts(options.mnemonic, options.accounts)
+    const node = new DevNode(options, engine, accounts)
+    await node.genesis()
+    if (options.mining) await node.sequencer.start()
+    return node
+  }
+
+  private async genesis(): Promise<void> {
+    const alloc = this.accounts.map((a) => ({ address: hexToBytes(a.address), balance: this.options.balance }))
+    const stateRoot = await writeGenesisState(this.engine, alloc)
+    const header: HeaderFields = {
+      parentHash: new Uint8Array(32),
+      number: 0n,
+      timestamp: BigInt(Math.floor(Date.now() / 1000)),
+      gasLimit: this.options.gasLimit,
+      gasUsed: 0n,
+      baseFeePerGas: this.options.baseFee,
+      coinbase: new Uint8Array(20),
+      stateRoot,
+      transactionsRoot: EMPTY_ROOT,
+      receiptsRoot: EMPTY_ROOT,
+      logsBloom: new Uint8Array(256),
+      mixHash: new Uint8Array(32),
+      extraData: new Uint8Array(),
+      withdrawalsRoot: EMPTY_ROOT,
+      blobGasUsed: 0n,
+      excessBlobGas: 0n,
+      parentBeaconBlockRoot: new Uint8Array(32),
+      requestsHash: hexToBytes('0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'),
+    }
+    const block: BlockRecord = { header, hash: new Uint8Array(), sealed: true, txs: [], flashblocks: 0, size: 0n }
+    const ethHeader = this.engine.header(header)
+    block.hash = ethHeader.hash()
+    block.size = BigInt(ethHeader.serialize().length) + 3n
+    this.chain.addSealed(block)
+    this.producer = new BlockProducer(this.engine, this.chain, this.events)
+    this.sequencer = new Sequencer(this.engine, this.chain, this.pool, this.producer, this.events, this.options)
+  }
+
+  get chainId(): bigint {
+    return BigInt(this.options.chainId)
+  }
+
+  get mining(): boolean {
+    return this.sequencer.isRunning
+  }
+
+  async stop(): Promise<void> {
+    await this.sequencer.stop()
+    this.events.removeAllListeners()
+  }
+
+  // --- blocks -------------------------------------------------------------------------------
+
+  blockNumber(): bigint {
+    return this.chain.head.header.number
+  }
+
+  getBlock(ref: BlockRef): BlockRecord | undefined {
+    return this.chain.find(ref)
+  }
+
+  /** Hash of a block; for the pending block, the hash of its current flashblock's header. */
+  blockHash(block: BlockRecord): Uint8Array {
+    return block.sealed ? block.hash : this.producer.pendingHash(block)
+  }
+
+  // --- state --------------------------------------------------------------------------------
+
+  /** The VM holding the state after `block` (the live one for the pending block). */
+  private async vmFor(block: BlockRecord): Promise<VM> {
+    if (!block.sealed || (this.chain.pending === undefined && block === this.chain.head)) return this.engine.vm
+    return this.engine.viewAt(block.header.stateRoot)
+  }
+
+  private read<T>(ref: BlockRef, fn: (vm: VM, block: BlockRecord) => Promise<T>): Promise<T> {
+    const block = this.chain.resolve(ref)
+    return this.engine.queue.run(async () => fn(await this.vmFor(block), block))
+  }
+
+  getBalance(address: Uint8Array, ref: BlockRef): Promise<bigint> {
+    return this.read(ref, async (vm) => (await vm.stateManager.getAccount(new Address(address)))?.balance ?? 0n)
+  }
+
+  /** At "pending", counts pooled transactions too (geth's semantics), so back-to-back sends work. */
+  async getTransactionCount(address: Uint8Array, ref: BlockRef): Promise<bigint> {
+    const nonce = await this.read(ref, async (vm) => (await vm.stateManager.getAccount(new Address(address)))?.nonce ?? 0n)
+    return 'tag' in ref && ref.tag === 'pending' ? this.pool.pendingNonce(address, nonce) : nonce
+  }
+
+  getCode(address: Uint8Array, ref: BlockRef): Promise<Uint8Array> {
+    return this.read(ref, (vm) => vm.stateManager.getCode(new Address(address)))
+  }
+
+  getStorageAt(address: Uint8Array, slot: Uint8Array, ref: BlockRef): Promise<Uint8Array> {
+    return this.read(ref, async (vm) => {
+      const addr = new Address(address)
+      if (!(await vm.stateManager.getAccount(addr))) return new Uint8Array(32)
+      const value = await vm.stateManager.getStorage(addr, slot)
+      const out = new Uint8Array(32)
+      out.set(value, 32 - value.length)
+      return out
+    })
+  }
+
+  // --- execution ----------------------------------------------------------------------------
+
+  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, blockOverrides?: BlockOverrides): Promise<Uint8Array> {
+    return this.read(ref, async (vm, block) => {
+      const { common } = this.engine
+      const payFees = hasFee(req)
+      const ctx = callBlock(common, block.header, blockOverrides, payFees)
+      const gas = req.gas ?? callGasCap(common, ctx.header.gasLimit)
+      const nonce = (await vm.stateManager.getAccount(new Address(req.from ?? new Uint8Array(20))))?.nonce ?? 0n
+      try {
+        const tx = callTransaction(common, req, gas, nonce)
+        const outcome = await runReverted(vm, ctx, tx, { validateBalance: true, overrides })
+        if (outcome.failure) throwFailure(outcome.failure)
+        return outcome.result.execResult.returnValue
+      } catch (error) {
+        throw mapRunTxError(error)
+      }
+    })
+  }
+
+  async estimateGas(
+    req: CallRequest,
+    ref: BlockRef,
+    overrides?: StateOverrides,
+    blockOverrides?: BlockOverrides,
+  ): Promise<bigint> {
+    return this.read(ref, async (vm, block) => {
+      const { common } = this.engine
+      const ctx = callBlock(common, block.header, blockOverrides, hasFee(req))
+      const cap = callGasCap(common, ctx.header.gasLimit)
+      return estimateGas({ vm, common, block: ctx, req, cap, overrides })
+    })
+  }
+
+  // --- transactions -------------------------------------------------------------------------
+
+  /** Decodes, validates against the pre-confirmed state and pools a signed transaction. */
+  async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
+    const tx = this.decode(raw)
+    let from: Uint8Array
+    try {
+      from = tx.getSenderAddress().bytes
+    } catch (error) {
+      throw new TxRejectedError(`invalid sender: ${(error as Error).message.split(' (')[0]}`)
+    }
+    return this.submit(tx, from)
+  }
+
+  private decode(raw: Uint8Array): TypedTransaction {
+    if (raw.length > 128 * 1024) throw new TxRejectedError(`oversized data: transaction size ${raw.length}, limit ${128 * 1024}`)
+    if (raw.length === 0) throw new TxRejectedError('typed transaction too short')
+    try {
+      return createTxFromRLP(raw, { common: this.engine.common })
+    } catch (error) {
+      throw this.decodeError(raw, error as Error)
+    }
+  }
+
+  private decodeError(raw: Uint8Array, error: Error): TxRejectedError {
+    const message = error.message
+    const chainId = txChainId(raw)
+    if (chainId !== undefined && chainId !== this.chainId) {
+      return new TxRejectedError(`invalid chain id for signer: have ${chainId} want ${this.chainId}`)
+    }
+    const cap = /gasLimit.*(?:cap|exceeds)|EIP-7825/i.test(message)
+    if (cap) {
+      return new TxRejectedError(`transaction gas limit too high (cap: ${2n ** 24n}, tx: ${txGasLimit(raw) ?? '?'})`)
+    }
+    if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/.test(message)) {
+      return new TxRejectedError('max priority fee per gas higher than max fee per gas')
+    }
+    if (/signature|Invalid Signature|s-values|v value/i.test(message)) return new TxRejectedError('invalid sender')
+    if (/not supported|unknown transaction type|TypedTransaction with ID/i.test(message)) {
+      return new TxRejectedError('transaction type not supported')
+    }
+    return new TxRejectedError(`rlp: ${message.split(' (')[0]}`)
+  }
+
+  private submit(tx: TypedTransaction, from: Uint8Array): Promise<Uint8Array> {
+    const hash = tx.hash()
+    if (this.chain.getTx(hash)) return Promise.reject(new TxRejectedError('already known'))
+    const info: PoolTxInfo = { tx, hash, from, receivedAt: performance.now() }
+    return this.engine.queue.run(async () => {
+      const account = await this.engine.state.getAccount(new Address(from))
+      const header = this.chain.pending?.header ?? this.producer.nextHeaderFields()
+      const { common } = this.engine
+      this.pool.validate(info, {
+        blockGasLimit: header.gasLimit,
+        baseFee: header.baseFeePerGas,
+        txGasCap: txGasCap(common),
+        account: { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n },
+      })
+      this.pool.add(info)
+      this.events.emit('pendingTx', info)
+      this.sequencer.notify()
+      return hash
+    })
+  }
+
+  /** eth_sendTransaction: a dev account signs; missing fields get the usual defaults. */
+  async sendTransaction(req: CallRequest): Promise<Uint8Array> {
+    if (!req.from) throw new InvalidParamsError('missing from')
+    const account = this.keys.get(`0x${hexKey(req.from)}`)
+    if (!account) throw new TxRejectedError(`unknown account 0x${hexKey(req.from)}`)
+    const nonce = req.nonce ?? (await this.getTransactionCount(req.from, { tag: 'pending' }))
+    const pendingHeader = this.chain.pending?.header ?? this.chain.head.header
+    const gasLimit = req.gas ?? (await this.estimateGas(req, { tag: 'pending' }))
+    const common = this.engine.common
+    const key = hexToBytes(account.privateKey)
+    const base = {
+      nonce,
+      gasLimit,
+      to: req.to ? new Address(req.to) : undefined,
+      value: req.value ?? 0n,
+      data: req.data ?? new Uint8Array(),
+    }
+    let tx: TypedTransaction
+    if (req.gasPrice !== undefined) {
+      tx = createLegacyTx({ ...base, gasPrice: req.gasPrice }, { common }).sign(key)
+    } else {
+      const tip = req.maxPriorityFeePerGas ?? SUGGESTED_TIP
+      const maxFeePerGas = req.maxFeePerGas ?? pendingHeader.baseFeePerGas * 2n + tip
+      tx = createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas: tip }, { common }).sign(key)
+    }
+    return this.submit(tx, req.from)
+  }
+
+  /** Private key of a dev account, for the signing methods. */
+  devAccount(address: Uint8Array): DevAccount | undefined {
+    return this.keys.get(`0x${hexKey(address)}`)
+  }
+
+  getTransaction(hash: Uint8Array): IncludedTx | PoolTxInfo | undefined {
+    return this.chain.getTx(hash) ?? this.pool.get(hash)
+  }
+
+  getReceipt(hash: Uint8Array): IncludedTx | undefined {
+    return this.chain.getTx(hash)
+  }
+
+  getLogs(filter: LogFilter): MatchedLog[] {
+    return this.chain.logs(filter)
+  }
+
+  // --- fees ---------------------------------------------------------------------------------
+
+  /** Base fee the next transaction pays (the pending block's). */
+  pendingBaseFee(): bigint {
+    return (this.chain.pending?.header ?? this.producer.nextHeaderFields()).baseFeePerGas
+  }
+
+  gasPrice(): bigint {
+    return this.pendingBaseFee() + SUGGESTED_TIP
+  }
+
+  maxPriorityFeePerGas(): bigint {
+    return SUGGESTED_TIP
+  }
+
+  feeHistory(count: number, newest: BlockRef, percentiles: number[] | undefined): FeeHistory {
+    const last = this.chain.resolve(newest)
+    const lastNumber = last.header.number
+    const first = lastNumber - BigInt(count) + 1n > 0n ? lastNumber - BigInt(count) + 1n : 0n
+    const out: FeeHistory = {
+      oldestBlock: first,
+      baseFeePerGas: [],
+      gasUsedRatio: [],
+      baseFeePerBlobGas: [],
+      blobGasUsedRatio: [],
+    }
+    if (percentiles) out.reward = []
+    const common = this.engine.common
+    for (let n = first; n <= lastNumber; n++) {
+      const block = this.chain.resolve({ number: n })
+      const h = block.header
+      out.baseFeePerGas.push(h.baseFeePerGas)
+      out.gasUsedRatio.push(h.gasLimit > 0n ? Number(h.gasUsed) / Number(h.gasLimit) : 0)
+      const ethHeader = this.engine.header(h)
+      out.baseFeePerBlobGas.push(ethHeader.getBlobGasPrice())
+      const maxBlobGas = BigInt(common.getBlobGasSchedule().maxBlobGasPerBlock)
+      out.blobGasUsedRatio.push(maxBlobGas > 0n ? Number(h.blobGasUsed) / Number(maxBlobGas) : 0)
+      if (out.reward && percentiles) out.reward.push(rewards(block, percentiles))
+    }
+    // The base fee after the newest block, as geth appends it.
+    const next = last.sealed ? this.engine.header(last.header) : undefined
+    out.baseFeePerGas.push(next ? next.calcNextBaseFee() : last.header.baseFeePerGas)
+    out.baseFeePerBlobGas.push(next ? next.calcNextBlobGasPrice(common) : (out.baseFeePerBlobGas.at(-1) ?? 1n))
+    return out
+  }
+
+  /** Test helper and `--no-mining` control: run a flashblock and seal, now. */
+  async mine(): Promise<BlockRecord> {
+    await this.engine.queue.run(async () => {
+      while (this.pool.size > 0 && (await this.sequencer.flashNow())) {
+        // keep filling until the pool has nothing ready
+      }
+    })
+    await this.sequencer.seal()
+    return this.chain.head
+  }
+}
+
+function rewards(block: BlockRecord, percentiles: number[]): bigint[] {
+  const baseFee = block.header.baseFeePerGas
+  const tips = block.txs
+    .map((t) => ({ tip: t.receipt.effectiveGasPrice - baseFee, gas: t.receipt.gasUsed }))
+    .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
+  if (tips.length === 0) return percentiles.map(() => 0n)
+  const total = tips.reduce((s, t) => s + t.gas, 0n)
+  return percentiles.map((p) => {
+    const threshold = (Number(total) * p) / 100
+    let sum = 0
+    for (const t of tips) {
+      sum += Number(t.gas)
+      if (sum >= threshold) return t.tip
+    }
+    return tips[tips.length - 1].tip
+  })
+}
+
+/** Chain id a raw transaction names, read without full decoding (for the wrong-chain message). */
+function txChainId(raw: Uint8Array): bigint | undefined {
+  try {
+    if (raw[0] >= 0xc0) {
+      const fields = RLP.decode(raw) as Uint8Array[]
+      const v = bytesToBigInt(fields[6])
+      return v >= 35n ? (v - 35n) / 2n : undefined
+    }
+    const fields = RLP.decode(raw.subarray(1)) as Uint8Array[]
+    return bytesToBigInt(fields[0])
+  } catch {
+    return undefined
+  }
+}
+
+function txGasLimit(raw: Uint8Array): bigint | undefined {
+  try {
+    if (raw[0] >= 0xc0) return bytesToBigInt((RLP.decode(raw) as Uint8Array[])[2])
+    const fields = RLP.decode(raw.subarray(1)) as Uint8Array[]
+    return bytesToBigInt(fields[raw[0] === 1 ? 3 : 4])
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,248 @@
+// The transaction pool: validated transactions waiting for a flashblock, per sender by nonce.
+// Validation texts are geth's (core/txpool/errors.go, validation.go), since clients match them.
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { hexKey } from './chain.js'
+import { TxRejectedError } from './errors.js'
+import type { PoolTxInfo } from './types.js'
+
+export interface AccountView {
+  nonce: bigint
+  balance: bigint
+}
+
+export interface ValidationContext {
+  blockGasLimit: bigint
+  baseFee: bigint
+  /** EIP-7825 per-transaction cap (2^24 from Osaka), if active. */
+  txGasCap?: bigint
+  account: AccountView
+}
+
+/** Minimum bump, in percent, for a replacement (geth's PriceBump). */
+const PRICE_BUMP = 10n
+const MAX_POOL_SIZE = 200_000
+
+export function maxFee(tx: TypedTransaction): bigint {
+  return 'maxFeePerGas' in tx
+    ? (tx as unknown as { maxFeePerGas: bigint }).maxFeePerGas
+    : (tx as unknown as { gasPrice: bigint }).gasPrice
+}
+
+export function maxTip(tx: TypedTransaction): bigint {
+  return 'maxPriorityFeePerGas' in tx
+    ? (tx as unknown as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas
+    : (tx as unknown as { gasPrice: bigint }).gasPrice
+}
+
+function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
+  const room = maxFee(tx) - baseFee
+  const tip = maxTip(tx)
+  return room < tip ? room : tip
+}
+
+/** EIP-7623 floor: 21000 + 10 per calldata token (zero byte 1 token, non-zero 4). */
+function floorDataGas(tx: TypedTransaction): bigint {
+  let tokens = 0n
+  for (const byte of tx.data) tokens += byte === 0 ? 1n : 4n
+  return 21000n + 10n * tokens
+}
+
+/** Cost a sender must cover: gas * fee cap + value (+ blob gas * blob fee cap). */
+export function upfrontCost(tx: TypedTransaction): bigint {
+  let cost = tx.gasLimit * maxFee(tx) + tx.value
+  if ('blobVersionedHashes' in tx) {
+    const blob = tx as unknown as { blobVersionedHashes: unknown[]; maxFeePerBlobGas: bigint }
+    cost += BigInt(blob.blobVersionedHashes.length) * 131072n * blob.maxFeePerBlobGas
+  }
+  return cost
+}
+
+export class TxPool {
+  private readonly bySender = new Map<string, Map<bigint, PoolTxInfo>>()
+  private readonly byHash = new Map<string, PoolTxInfo>()
+
+  get size(): number {
+    return this.byHash.size
+  }
+
+  has(hash: Uint8Array): boolean {
+    return this.byHash.has(hexKey(hash))
+  }
+
+  get(hash: Uint8Array): PoolTxInfo | undefined {
+    return this.byHash.get(hexKey(hash))
+  }
+
+  /** One address per sender with pooled transactions. */
+  senders(): Uint8Array[] {
+    return [...this.bySender.values()].map((txs) => (txs.values().next().value as PoolTxInfo).from)
+  }
+
+  all(): PoolTxInfo[] {
+    return [...this.byHash.values()]
+  }
+
+  /** Highest nonce N such that the sender's nonces state..N-1 are all pooled (geth's pending nonce). */
+  pendingNonce(from: Uint8Array, stateNonce: bigint): bigint {
+    const txs = this.bySender.get(hexKey(from))
+    let nonce = stateNonce
+    while (txs?.has(nonce)) nonce++
+    return nonce
+  }
+
+  /** Stateful checks against the pre-confirmed state; throws TxRejectedError with geth's text. */
+  validate(info: PoolTxInfo, ctx: ValidationContext): PoolTxInfo | undefined {
+    const { tx } = info
+    if (this.byHash.has(hexKey(info.hash))) throw new TxRejectedError('already known')
+    if (tx.gasLimit > ctx.blockGasLimit) throw new TxRejectedError('exceeds block gas limit')
+    if (ctx.txGasCap !== undefined && tx.gasLimit > ctx.txGasCap) {
+      throw new TxRejectedError(`transaction gas limit too high (cap: ${ctx.txGasCap}, tx: ${tx.gasLimit})`)
+    }
+    if (maxTip(tx) > maxFee(tx)) {
+      throw new TxRejectedError(
+        `max priority fee per gas higher than max fee per gas: address ${toAddr(info.from)}, maxPriorityFeePerGas: ${maxTip(tx)}, maxFeePerGas: ${maxFee(tx)}`,
+      )
+    }
+    const intrinsic = tx.getIntrinsicGas()
+    if (tx.gasLimit < intrinsic) {
+      throw new TxRejectedError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`)
+    }
+    const floor = floorDataGas(tx)
+    if (tx.common.isActivatedEIP(7623) && tx.gasLimit < floor) {
+      throw new TxRejectedError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${floor}`)
+    }
+    if (maxFee(tx) < ctx.baseFee) {
+      throw new TxRejectedError(
+        `max fee per gas less than block base fee: address ${toAddr(info.from)}, maxFeePerGas: ${maxFee(tx)}, baseFee: ${ctx.baseFee}`,
+      )
+    }
+    if (tx.nonce < ctx.account.nonce) {
+      throw new TxRejectedError(`nonce too low: next nonce ${ctx.account.nonce}, tx nonce ${tx.nonce}`)
+    }
+    const cost = upfrontCost(tx)
+    if (ctx.account.balance < cost) {
+      throw new TxRejectedError(
+        `insufficient funds for gas * price + value: balance ${ctx.account.balance}, tx cost ${cost}, overshot ${cost - ctx.account.balance}`,
+      )
+    }
+    const existing = this.bySender.get(hexKey(info.from))?.get(tx.nonce)
+    if (existing) {
+      const bump = (v: bigint) => (v * (100n + PRICE_BUMP)) / 100n
+      if (maxFee(tx) < bump(maxFee(existing.tx)) || maxTip(tx) < bump(maxTip(existing.tx))) {
+        throw new TxRejectedError('replacement transaction underpriced')
+      }
+    }
+    if (this.byHash.size >= MAX_POOL_SIZE) throw new TxRejectedError('txpool is full')
+    return existing
+  }
+
+  /** Adds a validated transaction; returns the one it replaced, if any. */
+  add(info: PoolTxInfo): PoolTxInfo | undefined {
+    const key = hexKey(info.from)
+    let txs = this.bySender.get(key)
+    if (!txs) {
+      txs = new Map()
+      this.bySender.set(key, txs)
+    }
+    const replaced = txs.get(info.tx.nonce)
+    if (replaced) this.byHash.delete(hexKey(replaced.hash))
+    txs.set(info.tx.nonce, info)
+    this.byHash.set(hexKey(info.hash), info)
+    return replaced
+  }
+
+  remove(info: PoolTxInfo): void {
+    const key = hexKey(info.from)
+    const txs = this.bySender.get(key)
+    if (txs?.get(info.tx.nonce) === info) {
+      txs.delete(info.tx.nonce)
+      if (txs.size === 0) this.bySender.delete(key)
+    }
+    this.byHash.delete(hexKey(info.hash))
+  }
+
+  /** Removes a sender's transactions below its new state nonce (mined or replaced by execution). */
+  prune(from: Uint8Array, stateNonce: bigint): void {
+    const txs = this.bySender.get(hexKey(from))
+    if (!txs) return
+    for (const [nonce, info] of txs) if (nonce < stateNonce) this.remove(info)
+  }
+
+  /**
+   * Ready transactions, best effective tip first, each sender's in nonce order, up to `maxGas`
+   * (and `maxCount`). `stateNonce` gives each sender's nonce in the pre-confirmed state.
+   */
+  selectReady(baseFee: bigint, maxGas: bigint, maxCount: number, stateNonce: (from: Uint8Array) => bigint): PoolTxInfo[] {
+    const heads: Array<{ info: PoolTxInfo; txs: Map<bigint, PoolTxInfo> }> = []
+    for (const txs of this.bySender.values()) {
+      const first = txs.values().next().value as PoolTxInfo
+      const info = txs.get(stateNonce(first.from))
+      if (info && maxFee(info.tx) >= baseFee) heads.push({ info, txs })
+    }
+    const tipOf = (h: { info: PoolTxInfo }) => effectiveTip(h.info.tx, baseFee)
+    const heap = new MaxHeap(heads, (a, b) => {
+      const d = tipOf(a) - tipOf(b)
+      return d === 0n ? b.info.receivedAt - a.info.receivedAt : d > 0n ? 1 : -1
+    })
+    const out: PoolTxInfo[] = []
+    let gas = 0n
+    while (out.length < maxCount) {
+      const head = heap.pop()
+      if (!head) break
+      if (gas + head.info.tx.gasLimit > maxGas) continue
+      out.push(head.info)
+      gas += head.info.tx.gasLimit
+      const next = head.txs.get(head.info.tx.nonce + 1n)
+      if (next && maxFee(next.tx) >= baseFee) heap.push({ info: next, txs: head.txs })
+    }
+    return out
+  }
+}
+
+function toAddr(bytes: Uint8Array): string {
+  return `0x${hexKey(bytes)}`
+}
+
+class MaxHeap<T> {
+  private readonly items: T[] = []
+  constructor(
+    initial: T[],
+    private readonly cmp: (a: T, b: T) => number,
+  ) {
+    for (const item of initial) this.push(item)
+  }
+
+  push(item: T): void {
+    const a = this.items
+    a.push(item)
+    let i = a.length - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (this.cmp(a[i], a[parent]) <= 0) break
+      ;[a[i], a[parent]] = [a[parent], a[i]]
+      i = parent
+    }
+  }
+
+  pop(): T | undefined {
+    const a = this.items
+    if (a.length === 0) return undefined
+    const top = a[0]
+    const last = a.pop() as T
+    if (a.length > 0) {
+      a[0] = last
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let m = i
+        if (l < a.length && this.cmp(a[l], a[m]) > 0) m = l
+        if (r < a.length && this.cmp(a[r], a[m]) > 0) m = r
+        if (m === i) break
+        ;[a[i], a[m]] = [a[m], a[i]]
+        i = m
+      }
+    }
+    return top
+  }
+}

@@ -1,0 +1,215 @@
+// Builds blocks the Flashblocks way: open a block (flashblock 0), append flashblocks of executed
+// transactions on the live state, seal (roots, hash, canonical head). Callers run every method
+// inside the engine's serial queue.
+
+import { randomBytes } from 'node:crypto'
+import { type Block, type BlockHeader, createBlock } from '@ethereumjs/block'
+import { Capability, type TypedTransaction } from '@ethereumjs/tx'
+import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
+import { encodeReceipt, runTx } from '@ethereumjs/vm'
+import type { Chain } from './chain.js'
+import { BEACON_ROOTS_ADDRESS, type Engine, HISTORY_ADDRESS, toHeaderData } from './engine.js'
+import type { NodeEvents } from './events.js'
+import { orderedTrieRoot } from './trie.js'
+import type { BlockRecord, HeaderFields, IncludedTx, PoolTxInfo } from './types.js'
+
+const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex')
+// sha256 of no execution-layer requests (EIP-7685): no 7002/7251 contracts are deployed.
+const EMPTY_REQUESTS_HASH = Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'hex')
+
+export interface FlashblockResult {
+  block: BlockRecord
+  index: number
+  included: IncludedTx[]
+  rejected: Array<{ info: PoolTxInfo; error: Error }>
+  /** How many of the batch were tried before the deadline (the rest stay in the pool). */
+  executed: number
+}
+
+export class BlockProducer {
+  private parentHeader: BlockHeader
+  private ctxBlock: Block | undefined
+  private encodedReceipts: Uint8Array[] = []
+  private logCount = 0
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly chain: Chain,
+    private readonly events: NodeEvents,
+  ) {
+    this.parentHeader = engine.header(chain.head.header)
+  }
+
+  /** Field defaults for a new block on top of the head (also used by calls at "pending"). */
+  nextHeaderFields(timestamp?: bigint): HeaderFields {
+    const parent = this.chain.head.header
+    const now = BigInt(Math.floor(Date.now() / 1000))
+    const ts = timestamp ?? (now > parent.timestamp ? now : parent.timestamp + 1n)
+    return {
+      parentHash: this.chain.head.hash,
+      number: parent.number + 1n,
+      timestamp: ts,
+      gasLimit: parent.gasLimit,
+      gasUsed: 0n,
+      baseFeePerGas: this.parentHeader.calcNextBaseFee(),
+      coinbase: new Uint8Array(20),
+      stateRoot: parent.stateRoot,
+      transactionsRoot: EMPTY_TRIE_ROOT,
+      receiptsRoot: EMPTY_TRIE_ROOT,
+      logsBloom: new Uint8Array(256),
+      mixHash: randomBytes(32),
+      extraData: new Uint8Array(),
+      withdrawalsRoot: EMPTY_TRIE_ROOT,
+      blobGasUsed: 0n,
+      excessBlobGas: this.parentHeader.calcNextExcessBlobGas(this.engine.common),
+      parentBeaconBlockRoot: new Uint8Array(32),
+      requestsHash: EMPTY_REQUESTS_HASH,
+    }
+  }
+
+  /** Opens the next block: flashblock 0, carrying only the system-contract updates. */
+  async open(timestamp?: bigint): Promise<BlockRecord> {
+    if (this.chain.pending) return this.chain.pending
+    const header = this.nextHeaderFields(timestamp)
+    const { state, common } = this.engine
+    await state.checkpoint()
+    // EIP-4788 ring buffer: timestamp and beacon root.
+    if ((await state.getCode(BEACON_ROOTS_ADDRESS)).length > 0) {
+      const len = BigInt(common.param('historicalRootsLength'))
+      const slot = header.timestamp % len
+      await state.putStorage(BEACON_ROOTS_ADDRESS, setLengthLeft(bigIntToBytes(slot), 32), bigIntToBytes(header.timestamp))
+      await state.putStorage(BEACON_ROOTS_ADDRESS, setLengthLeft(bigIntToBytes(slot + len), 32), header.parentBeaconBlockRoot)
+    }
+    // EIP-2935 ring buffer: the parent's hash, which BLOCKHASH reads.
+    if ((await state.getCode(HISTORY_ADDRESS)).length > 0) {
+      const window = BigInt(common.param('historyServeWindow'))
+      const slot = (header.number - 1n) % window
+      await state.putStorage(HISTORY_ADDRESS, setLengthLeft(bigIntToBytes(slot), 32), header.parentHash)
+    }
+    await state.commit()
+    header.stateRoot = await state.getStateRoot()
+    const block: BlockRecord = { header, hash: new Uint8Array(), sealed: false, txs: [], flashblocks: 1, size: 0n }
+    this.ctxBlock = createBlock({ header: toHeaderData(header) }, { common, setHardfork: false })
+    this.encodedReceipts = []
+    this.logCount = 0
+    this.chain.pending = block
+    this.events.emit('flashblock', { block, index: 0, txs: [] })
+    return block
+  }
+
+  /** Executes transactions as the next flashblock of the pending block. */
+  async flashblock(batch: PoolTxInfo[], deadline = Number.POSITIVE_INFINITY): Promise<FlashblockResult> {
+    const block = this.chain.pending ?? (await this.open())
+    const ctx = this.ctxBlock as Block
+    const { state } = this.engine
+    const included: IncludedTx[] = []
+    const rejected: FlashblockResult['rejected'] = []
+    const index = block.flashblocks
+    await state.checkpoint()
+    let executed = 0
+    for (const info of batch) {
+      if (executed > 0 && performance.now() > deadline) break
+      executed++
+      const { tx } = info
+      if (tx.gasLimit > block.header.gasLimit - block.header.gasUsed) {
+        rejected.push({ info, error: new Error('block gas limit reached') })
+        continue
+      }
+      try {
+        const result = await runTx(this.engine.vm, {
+          tx,
+          block: ctx,
+          blockGasUsed: block.header.gasUsed,
+          skipHardForkValidation: true,
+        })
+        block.header.gasUsed += result.blockGasSpent
+        const baseFee = block.header.baseFeePerGas
+        const blobGas =
+          tx.supports(Capability.EIP1559FeeMarket) && 'blobVersionedHashes' in tx
+            ? BigInt((tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length) *
+              this.engine.common.param('blobGasPerBlob')
+            : undefined
+        if (blobGas) block.header.blobGasUsed += blobGas
+        const logs = (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }))
+        const t: IncludedTx = {
+          tx,
+          hash: info.hash,
+          from: info.from,
+          index: block.txs.length,
+          flashblockIndex: index,
+          preconfirmedAt: performance.now(),
+          block,
+          receipt: {
+            status: result.execResult.exceptionError ? 0 : 1,
+            gasUsed: result.totalGasSpent,
+            cumulativeGasUsed: block.header.gasUsed,
+            effectiveGasPrice: effectiveGasPrice(tx, baseFee),
+            contractAddress: result.createdAddress?.bytes,
+            logs,
+            logsBloom: result.bloom.bitvector,
+            blobGasUsed: blobGas,
+            blobGasPrice: blobGas ? ctx.header.getBlobGasPrice() : undefined,
+            firstLogIndex: this.logCount,
+          },
+        }
+        this.logCount += logs.length
+        this.encodedReceipts.push(encodeReceipt(result.receipt, tx.type))
+        block.txs.push(t)
+        block.size += BigInt(tx.serialize().length)
+        included.push(t)
+        this.chain.addPreconfirmed(t)
+      } catch (error) {
+        rejected.push({ info, error: error as Error })
+      }
+    }
+    await state.commit()
+    if (included.length > 0) {
+      block.flashblocks++
+      block.header.stateRoot = await state.getStateRoot()
+      this.events.emit('flashblock', { block, index, txs: included })
+    }
+    return { block, index, included, rejected, executed }
+  }
+
+  /** Seals the pending block: roots, bloom, hash; it becomes the head. */
+  async seal(): Promise<BlockRecord> {
+    const block = this.chain.pending ?? (await this.open())
+    const { engine } = this
+    const h = block.header
+    h.stateRoot = await engine.state.getStateRoot()
+    h.transactionsRoot = block.txs.length
+      ? orderedTrieRoot(
+          block.txs.map((t) => t.tx.serialize()),
+          engine.keccak,
+        )
+      : EMPTY_TRIE_ROOT
+    h.receiptsRoot = block.txs.length ? orderedTrieRoot(this.encodedReceipts, engine.keccak) : EMPTY_TRIE_ROOT
+    const bloom = new Uint8Array(256)
+    for (const t of block.txs) for (let i = 0; i < 256; i++) bloom[i] |= t.receipt.logsBloom[i]
+    h.logsBloom = bloom
+    const header = engine.header(h)
+    block.hash = header.hash()
+    block.size += BigInt(header.serialize().length) + 3n
+    block.sealed = true
+    this.parentHeader = header
+    this.chain.pending = undefined
+    this.ctxBlock = undefined
+    this.chain.addSealed(block)
+    this.events.emit('block', { block })
+    return block
+  }
+
+  /** Hash of the pending block as it stands (Base computes it from the current flashblock). */
+  pendingHash(block: BlockRecord): Uint8Array {
+    return this.engine.header(block.header).hash()
+  }
+}
+
+export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
+  if ('maxFeePerGas' in tx) {
+    const t = tx as unknown as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+    const tip = t.maxFeePerGas - baseFee < t.maxPriorityFeePerGas ? t.maxFeePerGas - baseFee : t.maxPriorityFeePerGas
+    return baseFee + (tip > 0n ? tip : 0n)
+  }
+  return (tx as unknown as { gasPrice: bigint }).gasPrice
+}

@@ -1,0 +1,159 @@
+// The sequencer's clock: a flashblock every preconfInterval, a sealed block every blockTime.
+// Interval 0 pre-confirms as transactions arrive (coalescing those that arrive together).
+
+import { Address } from '@ethereumjs/util'
+import type { Chain } from './chain.js'
+import type { Engine } from './engine.js'
+import type { NodeEvents } from './events.js'
+import type { TxPool } from './pool.js'
+import type { BlockProducer } from './producer.js'
+
+/** Longest a flashblock may execute before the rest waits for the next one. */
+const MAX_FLASHBLOCK_MS = 150
+
+/** Calls `fn` at t0 + k * period, skipping boundaries it missed instead of bunching up. */
+class Metronome {
+  private timer: NodeJS.Timeout | undefined
+  private readonly t0 = performance.now()
+  private k = 0
+
+  constructor(
+    private readonly period: number,
+    private readonly fn: () => Promise<unknown>,
+  ) {
+    this.schedule()
+  }
+
+  private schedule(): void {
+    const now = performance.now()
+    this.k = Math.max(this.k + 1, Math.ceil((now - this.t0) / this.period))
+    this.timer = setTimeout(
+      () => {
+        this.fn().finally(() => {
+          if (this.timer) this.schedule()
+        })
+      },
+      this.t0 + this.k * this.period - now,
+    )
+  }
+
+  stop(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+  }
+}
+
+export interface SequencerConfig {
+  blockTime: number
+  preconfInterval: number
+}
+
+export class Sequencer {
+  private flashClock: Metronome | undefined
+  private sealClock: Metronome | undefined
+  private immediate: NodeJS.Immediate | undefined
+  private running = false
+  private flashing: Promise<void> | undefined
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly chain: Chain,
+    private readonly pool: TxPool,
+    private readonly producer: BlockProducer,
+    private readonly events: NodeEvents,
+    private config: SequencerConfig,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return
+    this.running = true
+    await this.engine.queue.run(() => this.producer.open())
+    this.arm()
+  }
+
+  private arm(): void {
+    const { blockTime, preconfInterval } = this.config
+    if (preconfInterval > 0) this.flashClock = new Metronome(preconfInterval, () => this.flash())
+    if (blockTime > 0) this.sealClock = new Metronome(blockTime, () => this.seal())
+    if (this.pool.size > 0) this.notify()
+  }
+
+  private disarm(): void {
+    this.flashClock?.stop()
+    this.sealClock?.stop()
+    if (this.immediate) clearImmediate(this.immediate)
+    this.flashClock = this.sealClock = this.immediate = undefined
+  }
+
+  reconfigure(config: Partial<SequencerConfig>): void {
+    this.config = { ...this.config, ...config }
+    if (this.running) {
+      this.disarm()
+      this.arm()
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false
+    this.disarm()
+    await this.flashing
+    await this.engine.queue.run(async () => {})
+  }
+
+  /** A transaction entered the pool: at interval 0 it is pre-confirmed right away. */
+  notify(): void {
+    if (!this.running || this.config.preconfInterval > 0 || this.immediate) return
+    this.immediate = setImmediate(() => {
+      this.immediate = undefined
+      void this.flash()
+    })
+  }
+
+  /** Executes ready pool transactions as the next flashblock. */
+  flash(): Promise<void> {
+    if (this.pool.size === 0) return Promise.resolve()
+    const run = this.engine.queue
+      .run(() => this.flashNow())
+      .then(async (more) => {
+        if (this.config.blockTime === 0) await this.seal()
+        if (more) this.notify()
+      })
+    this.flashing = run.catch((error) => console.error('flashblock failed:', error))
+    return this.flashing
+  }
+
+  /** Inside the queue. Returns true when ready transactions were left for the next flashblock. */
+  async flashNow(): Promise<boolean> {
+    const block = this.chain.pending ?? (await this.producer.open())
+    const { state } = this.engine
+    const nonces = new Map<string, bigint>()
+    for (const from of this.pool.senders()) {
+      nonces.set(Buffer.from(from).toString('hex'), (await state.getAccount(new Address(from)))?.nonce ?? 0n)
+    }
+    const stateNonce = (from: Uint8Array) => nonces.get(Buffer.from(from).toString('hex')) ?? 0n
+    const room = block.header.gasLimit - block.header.gasUsed
+    const batch = this.pool.selectReady(block.header.baseFeePerGas, room, 5000, stateNonce)
+    if (batch.length === 0) return false
+    const deadline = performance.now() + MAX_FLASHBLOCK_MS
+    const result = await this.producer.flashblock(batch, deadline)
+    for (const t of result.included) this.pool.remove(this.pool.get(t.hash) ?? { ...t, receivedAt: 0 })
+    for (const { info, error } of result.rejected) {
+      if (/block gas limit reached/.test(error.message)) continue
+      this.pool.remove(info)
+      this.events.emit('dropped', { info, reason: error.message })
+    }
+    return result.executed < batch.length
+  }
+
+  /** Seals the pending block and opens the next one. */
+  seal(): Promise<void> {
+    return this.engine.queue.run(async () => {
+      await this.producer.seal()
+      if (this.running) await this.producer.open()
+    })
+  }
+}

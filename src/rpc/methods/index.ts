@@ -1,0 +1,24 @@
+// The method table: every JSON-RPC method name mapped to its handler, grouped by concern.
+import type { DevNode } from '../../node/node.js'
+import type { MethodTable } from '../dispatch.js'
+import { blockMethods } from './blocks.js'
+import { executionMethods } from './execution.js'
+import { feeMethods } from './fees.js'
+import { logMethods } from './logs.js'
+import { metaMethods } from './meta.js'
+import { signingMethods } from './signing.js'
+import { stateMethods } from './state.js'
+import { transactionMethods } from './transactions.js'
+
+export function methodTable(node: DevNode): MethodTable {
+  return {
+    ...metaMethods(Number(node.chainId)),
+    ...stateMethods(node),
+    ...blockMethods(node),
+    ...transactionMethods(node),
+    ...executionMethods(node),
+    ...feeMethods(node),
+    ...logMethods(node),
+    ...signingMethods(node),
+  }
+}

@@ -1,0 +1,203 @@
+// Parsers for the structured parameters methods share: block references, call objects,
+// state/block overrides, log filters.
+import type {
+  AccountOverride,
+  BlockOverrides,
+  BlockRef,
+  BlockTag,
+  CallRequest,
+  LogFilter,
+  StateOverrides,
+} from '../node/types.js'
+import { invalidParams } from './errors.js'
+import { parseAddress, parseData, parseFixed, parseHash, parseQuantity, parseSlot } from './hex.js'
+
+const TAGS = new Set<BlockTag>(['latest', 'pending', 'safe', 'finalized', 'earliest'])
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Block number, tag, hash, or EIP-1898 object; `fallback` when absent. */
+export function parseBlockRef(value: unknown, name = 'block', fallback: BlockTag = 'latest'): BlockRef {
+  if (value === undefined || value === null) return { tag: fallback }
+  if (typeof value === 'string') {
+    if (TAGS.has(value as BlockTag)) return { tag: value as BlockTag }
+    if (/^0x[0-9a-fA-F]{64}$/.test(value)) return { hash: parseHash(value, name) }
+    if (/^0x[0-9a-fA-F]+$/.test(value)) return { number: BigInt(value) }
+    throw invalidParams(`invalid argument ${name}: hex string without 0x prefix or invalid block tag "${value}"`)
+  }
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return { number: BigInt(value) }
+  if (isObject(value)) {
+    if (value.blockHash !== undefined) {
+      return { hash: parseHash(value.blockHash, `${name}.blockHash`), requireCanonical: value.requireCanonical === true }
+    }
+    if (value.blockNumber !== undefined) return parseBlockRef(value.blockNumber, `${name}.blockNumber`)
+  }
+  throw invalidParams(`invalid argument ${name}: expected a block number, tag or hash`)
+}
+
+const CALL_FIELDS = new Set([
+  'from',
+  'to',
+  'gas',
+  'gasPrice',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+  'value',
+  'data',
+  'input',
+  'nonce',
+  'accessList',
+  'authorizationList',
+  'maxFeePerBlobGas',
+  'blobVersionedHashes',
+  'type',
+  'chainId',
+  'blobs',
+  'commitments',
+  'proofs',
+])
+
+export function parseCallRequest(value: unknown, name = 'transaction'): CallRequest {
+  if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected a transaction object`)
+  for (const key of Object.keys(value)) {
+    if (!CALL_FIELDS.has(key)) throw invalidParams(`invalid argument ${name}: unknown field "${key}"`)
+  }
+  const q = (key: string) =>
+    value[key] === undefined || value[key] === null ? undefined : parseQuantity(value[key], `${name}.${key}`)
+  const a = (key: string) =>
+    value[key] === undefined || value[key] === null ? undefined : parseAddress(value[key], `${name}.${key}`)
+  const req: CallRequest = {
+    from: a('from'),
+    to: a('to'),
+    gas: q('gas'),
+    gasPrice: q('gasPrice'),
+    maxFeePerGas: q('maxFeePerGas'),
+    maxPriorityFeePerGas: q('maxPriorityFeePerGas'),
+    value: q('value'),
+    nonce: q('nonce'),
+    maxFeePerBlobGas: q('maxFeePerBlobGas'),
+  }
+  const input = value.input ?? value.data
+  if (value.input !== undefined && value.data !== undefined && value.input !== value.data) {
+    throw invalidParams(
+      `invalid argument ${name}: both "data" and "input" are set and not equal. Please use "input" to pass transaction call data`,
+    )
+  }
+  if (input !== undefined && input !== null) req.data = parseData(input, `${name}.input`)
+  if (req.gasPrice !== undefined && (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined)) {
+    throw invalidParams('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified')
+  }
+  if (req.maxFeePerGas !== undefined && req.maxPriorityFeePerGas !== undefined && req.maxPriorityFeePerGas > req.maxFeePerGas) {
+    throw invalidParams(`maxFeePerGas (${req.maxFeePerGas}) < maxPriorityFeePerGas (${req.maxPriorityFeePerGas})`)
+  }
+  if (Array.isArray(value.accessList)) {
+    req.accessList = value.accessList.map((entry, i) => {
+      if (!isObject(entry)) throw invalidParams(`invalid argument ${name}.accessList[${i}]`)
+      const keys = Array.isArray(entry.storageKeys) ? entry.storageKeys : []
+      return {
+        address: parseAddress(entry.address, `${name}.accessList[${i}].address`),
+        storageKeys: keys.map((k, j) => parseHash(k, `${name}.accessList[${i}].storageKeys[${j}]`)),
+      }
+    })
+  }
+  if (Array.isArray(value.authorizationList)) {
+    req.authorizationList = value.authorizationList.map((entry, i) => {
+      const n = `${name}.authorizationList[${i}]`
+      if (!isObject(entry)) throw invalidParams(`invalid argument ${n}`)
+      return {
+        chainId: parseQuantity(entry.chainId, `${n}.chainId`),
+        address: parseAddress(entry.address, `${n}.address`),
+        nonce: parseQuantity(entry.nonce, `${n}.nonce`),
+        yParity: parseQuantity(entry.yParity ?? entry.v ?? '0x0', `${n}.yParity`),
+        r: parseQuantity(entry.r ?? '0x0', `${n}.r`),
+        s: parseQuantity(entry.s ?? '0x0', `${n}.s`),
+      }
+    })
+  }
+  if (Array.isArray(value.blobVersionedHashes)) {
+    req.blobVersionedHashes = value.blobVersionedHashes.map((h, i) => parseHash(h, `${name}.blobVersionedHashes[${i}]`))
+  }
+  if (value.type !== undefined && value.type !== null) req.type = Number(parseQuantity(value.type, `${name}.type`))
+  return req
+}
+
+export function parseStateOverrides(value: unknown, name = 'stateOverrides'): StateOverrides | undefined {
+  if (value === undefined || value === null) return undefined
+  if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected an object of address to account override`)
+  const out: StateOverrides = new Map()
+  for (const [address, raw] of Object.entries(value)) {
+    const n = `${name}[${address}]`
+    const addr = parseAddress(address, n)
+    if (!isObject(raw)) throw invalidParams(`invalid argument ${n}: expected an account override object`)
+    const o: AccountOverride = {}
+    for (const key of Object.keys(raw)) {
+      if (!['balance', 'nonce', 'code', 'state', 'stateDiff', 'movePrecompileToAddress'].includes(key)) {
+        throw invalidParams(`invalid argument ${n}: unknown field "${key}"`)
+      }
+    }
+    if (raw.balance != null) o.balance = parseQuantity(raw.balance, `${n}.balance`)
+    if (raw.nonce != null) o.nonce = parseQuantity(raw.nonce, `${n}.nonce`)
+    if (raw.code != null) o.code = parseData(raw.code, `${n}.code`)
+    if (raw.state != null) o.state = parseStorage(raw.state, `${n}.state`)
+    if (raw.stateDiff != null) o.stateDiff = parseStorage(raw.stateDiff, `${n}.stateDiff`)
+    if (raw.movePrecompileToAddress != null)
+      o.movePrecompileToAddress = parseAddress(raw.movePrecompileToAddress, `${n}.movePrecompileToAddress`)
+    out.set(`0x${Buffer.from(addr).toString('hex')}`, o)
+  }
+  return out
+}
+
+function parseStorage(value: unknown, name: string): Map<string, Uint8Array> {
+  if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected an object of slot to value`)
+  const out = new Map<string, Uint8Array>()
+  for (const [slot, v] of Object.entries(value)) {
+    const key = parseSlot(slot, `${name} key`)
+    out.set(`0x${Buffer.from(key).toString('hex')}`, parseFixed(v, 32, `${name}[${slot}]`))
+  }
+  return out
+}
+
+export function parseBlockOverrides(value: unknown, name = 'blockOverrides'): BlockOverrides | undefined {
+  if (value === undefined || value === null) return undefined
+  if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected an object`)
+  const q = (key: string) => (value[key] == null ? undefined : parseQuantity(value[key], `${name}.${key}`))
+  const out: BlockOverrides = {
+    number: q('number'),
+    time: q('time'),
+    gasLimit: q('gasLimit'),
+    baseFeePerGas: q('baseFeePerGas'),
+    blobBaseFee: q('blobBaseFee'),
+  }
+  if (value.feeRecipient != null) out.feeRecipient = parseAddress(value.feeRecipient, `${name}.feeRecipient`)
+  if (value.prevRandao != null) out.prevRandao = parseHash(value.prevRandao, `${name}.prevRandao`)
+  return out
+}
+
+export function parseLogFilter(value: unknown, name = 'filter'): LogFilter {
+  if (value === undefined || value === null) return {}
+  if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected a filter object`)
+  const filter: LogFilter = {}
+  if (value.blockHash != null) {
+    if (value.fromBlock != null || value.toBlock != null)
+      throw invalidParams('cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other')
+    filter.blockHash = parseHash(value.blockHash, `${name}.blockHash`)
+  }
+  if (value.fromBlock != null) filter.fromBlock = parseBlockRef(value.fromBlock, `${name}.fromBlock`)
+  if (value.toBlock != null) filter.toBlock = parseBlockRef(value.toBlock, `${name}.toBlock`)
+  if (value.address != null) {
+    const list = Array.isArray(value.address) ? value.address : [value.address]
+    filter.addresses = list.map((a, i) => parseAddress(a, `${name}.address[${i}]`))
+  }
+  if (value.topics != null) {
+    if (!Array.isArray(value.topics)) throw invalidParams(`invalid argument ${name}.topics: expected an array`)
+    if (value.topics.length > 4) throw invalidParams('exceed max topics')
+    filter.topics = value.topics.map((t, i) => {
+      if (t === null) return null
+      const list = Array.isArray(t) ? t : [t]
+      return list.map((h, j) => parseHash(h, `${name}.topics[${i}][${j}]`))
+    })
+  }
+  return filter
+}

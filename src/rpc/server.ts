@@ -1,0 +1,150 @@
+// HTTP and WebSocket transport on one port. It moves bytes to and from the dispatcher and knows
+// nothing of methods or the chain.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Dispatcher, RpcConnection } from './dispatch.js'
+
+/** Largest request body accepted, as geth's default is 5 MiB; simulations can be big, so 10 MiB. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024
+/** A WebSocket client whose unsent backlog passes this is dropped rather than slowing the node. */
+const MAX_WS_BACKLOG = 16 * 1024 * 1024
+
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, GET, OPTIONS',
+  'access-control-allow-headers': '*',
+  'access-control-max-age': '86400',
+}
+
+export interface RpcServer {
+  server: Server
+  url: string
+  wsUrl: string
+  port: number
+  close(): Promise<void>
+}
+
+export async function startRpcServer(dispatcher: Dispatcher, host: string, port: number): Promise<RpcServer> {
+  const server = createServer((req, res) => handleHttp(dispatcher, req, res))
+  server.keepAliveTimeout = 65_000
+  const sockets = new Set<import('node:net').Socket>()
+  server.on('connection', (socket) => {
+    socket.setNoDelay(true)
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await attachWebSocket(server, dispatcher)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const actual = (server.address() as AddressInfo).port
+  const shownHost = host.includes(':') ? `[${host}]` : host
+  return {
+    server,
+    port: actual,
+    url: `http://${shownHost}:${actual}`,
+    wsUrl: `ws://${shownHost}:${actual}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        for (const socket of sockets) socket.destroy()
+      }),
+  }
+}
+
+function handleHttp(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse): void {
+  for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v)
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204).end()
+    return
+  }
+  if (req.method !== 'POST') {
+    res.writeHead(req.method === 'GET' ? 200 : 405, { 'content-type': 'text/plain' })
+    res.end('pcnode JSON-RPC endpoint: POST JSON-RPC 2.0 requests here (WebSocket on the same port).\n')
+    return
+  }
+  const declared = Number(req.headers['content-length'] ?? 0)
+  if (declared > MAX_BODY_BYTES) {
+    tooLarge(res)
+    req.resume()
+    return
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  let aborted = false
+  req.on('data', (chunk: Buffer) => {
+    if (aborted) return
+    size += chunk.length
+    if (size > MAX_BODY_BYTES) {
+      aborted = true
+      tooLarge(res)
+      return
+    }
+    chunks.push(chunk)
+  })
+  req.on('end', () => {
+    if (aborted) return
+    dispatcher.handle(Buffer.concat(chunks).toString('utf8')).then(
+      (body) => {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(body ?? '')
+      },
+      (error) => {
+        res.writeHead(500, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: String(error) } }))
+      },
+    )
+  })
+  req.on('error', () => res.destroy())
+}
+
+function tooLarge(res: ServerResponse): void {
+  res.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+  res.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `request body too large: limit is ${MAX_BODY_BYTES} bytes` },
+    }),
+  )
+}
+
+let nextConnectionId = 1
+
+async function attachWebSocket(server: Server, dispatcher: Dispatcher): Promise<void> {
+  const { WebSocketServer } = await import('ws')
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES })
+  server.on('upgrade', (req, socket, head) => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const closers: Array<() => void> = []
+      const connection: RpcConnection = {
+        id: nextConnectionId++,
+        send(message) {
+          if (ws.readyState !== ws.OPEN) return
+          if (ws.bufferedAmount > MAX_WS_BACKLOG) {
+            ws.terminate()
+            return
+          }
+          ws.send(message)
+        },
+        onClose(fn) {
+          closers.push(fn)
+        },
+      }
+      ws.on('message', (data) => {
+        dispatcher.handle(data.toString(), { connection }).then((reply) => {
+          if (reply !== undefined) connection.send(reply)
+        })
+      })
+      ws.on('close', () => {
+        for (const fn of closers) fn()
+      })
+      ws.on('error', () => ws.terminate())
+    })
+  })
+  server.on('close', () => wss.close())
+}
