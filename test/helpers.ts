@@ -1,0 +1,52 @@
+// Shared test setup: a real pcnode on 127.0.0.1, port 0, and viem clients pointed at it.
+import { createPublicClient, createWalletClient, defineChain, http, type PublicClient, type WalletClient } from 'viem'
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { type NodeOptions, type StartedNode, startNode } from '../src/index.js'
+
+export interface TestNode extends StartedNode {
+  chain: ReturnType<typeof defineChain>
+  publicClient: PublicClient
+  wallet: (index?: number) => WalletClient & { account: PrivateKeyAccount }
+  /** JSON-RPC over plain fetch, for raw envelopes and error shapes. */
+  rpc: (method: string, params?: unknown[]) => Promise<{ result?: any; error?: { code: number; message: string; data?: any } }>
+  raw: (body: string) => Promise<{ status: number; text: string }>
+}
+
+export async function startTestNode(options: NodeOptions = {}): Promise<TestNode> {
+  const started = await startNode({ port: 0, host: '127.0.0.1', ...options })
+  const chain = defineChain({
+    id: started.chainId,
+    name: 'pcnode',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [started.rpcUrl], webSocket: [started.wsUrl] } },
+  })
+  const transport = http(started.rpcUrl, { retryCount: 0 })
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
+  const wallet = (index = 0) =>
+    createWalletClient({ chain, transport, account: privateKeyToAccount(started.accounts[index].privateKey) }) as WalletClient & {
+      account: PrivateKeyAccount
+    }
+  const raw = async (body: string) => {
+    const res = await fetch(started.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    return { status: res.status, text: await res.text() }
+  }
+  let id = 0
+  const rpc = async (method: string, params: unknown[] = []) => {
+    const { text } = await raw(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }))
+    return JSON.parse(text)
+  }
+  return { ...started, chain, publicClient, wallet, rpc, raw }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls eth_getTransactionReceipt (viem's waitForTransactionReceipt waits for a new block number first). */
+export async function waitForReceipt(node: TestNode, hash: `0x${string}`, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const receipt = await node.publicClient.getTransactionReceipt({ hash }).catch(() => undefined)
+    if (receipt) return receipt
+    if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${timeoutMs} ms`)
+    await sleep(5)
+  }
+}
