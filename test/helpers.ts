@@ -1,14 +1,18 @@
 // Shared test setup: a real pcnode on 127.0.0.1, port 0, and viem clients pointed at it.
-import { createPublicClient, createWalletClient, defineChain, http, type PublicClient, type WalletClient } from 'viem'
-import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { type Chain, createPublicClient, createWalletClient, defineChain, http, type PublicClient } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { type NodeOptions, type StartedNode, startNode } from '../src/index.js'
 
+function walletFor(chain: Chain, url: string, privateKey: `0x${string}`) {
+  return createWalletClient({ chain, transport: http(url, { retryCount: 0 }), account: privateKeyToAccount(privateKey) })
+}
+
 export interface TestNode extends StartedNode {
-  chain: ReturnType<typeof defineChain>
+  chain: Chain
   publicClient: PublicClient
-  wallet: (index?: number) => WalletClient & { account: PrivateKeyAccount }
+  wallet: (index?: number) => ReturnType<typeof walletFor>
   /** JSON-RPC over plain fetch, for raw envelopes and error shapes. */
-  rpc: (method: string, params?: unknown[]) => Promise<{ result?: any; error?: { code: number; message: string; data?: any } }>
+  rpc: (method: string, params?: unknown[]) => Promise<{ result?: any; error?: any }>
   raw: (body: string) => Promise<{ status: number; text: string }>
 }
 
@@ -19,13 +23,12 @@ export async function startTestNode(options: NodeOptions = {}): Promise<TestNode
     name: 'pcnode',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [started.rpcUrl], webSocket: [started.wsUrl] } },
+    // As on Base: viem then defaults to the "pending" (pre-confirmed) block tag.
+    experimental_preconfirmationTime: options.preconfInterval ?? 200,
   })
   const transport = http(started.rpcUrl, { retryCount: 0 })
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
-  const wallet = (index = 0) =>
-    createWalletClient({ chain, transport, account: privateKeyToAccount(started.accounts[index].privateKey) }) as WalletClient & {
-      account: PrivateKeyAccount
-    }
+  const wallet = (index = 0) => walletFor(chain, started.rpcUrl, started.accounts[index].privateKey)
   const raw = async (body: string) => {
     const res = await fetch(started.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
     return { status: res.status, text: await res.text() }

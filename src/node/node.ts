@@ -4,7 +4,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { createFeeMarket1559Tx, createLegacyTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { Address, bytesToBigInt, hexToBytes } from '@ethereumjs/util'
-import type { VM } from '@ethereumjs/vm'
+import { encodeReceipt, type VM } from '@ethereumjs/vm'
 import { type DevAccount, deriveAccounts } from './accounts.js'
 import { Chain, hexKey } from './chain.js'
 import { createEngine, type Engine, txGasCap, writeGenesisState } from './engine.js'
@@ -16,6 +16,7 @@ import { type NodeOptions, type ResolvedOptions, resolveOptions } from './option
 import { TxPool } from './pool.js'
 import { BlockProducer } from './producer.js'
 import { Sequencer } from './sequencer.js'
+import { orderedTrieRoot } from './trie.js'
 import type {
   BlockOverrides,
   BlockRecord,
@@ -175,11 +176,15 @@ export class DevNode {
       const ctx = callBlock(common, block.header, blockOverrides, payFees)
       const gas = req.gas ?? callGasCap(common, ctx.header.gasLimit)
       const nonce = (await vm.stateManager.getAccount(new Address(req.from ?? new Uint8Array(20))))?.nonce ?? 0n
+      // A base fee overridden above zero for a call that pays none: ethereumjs can't skip the fee
+      // check as geth's NoBaseFee does, so pay exactly the base fee from a topped-up balance.
+      const baseFee = ctx.header.baseFeePerGas ?? 0n
+      const feeFloor = !payFees && baseFee > 0n ? baseFee : undefined
       try {
-        const tx = callTransaction(common, req, gas, nonce)
-        const outcome = await runReverted(vm, ctx, tx, { validateBalance: true, overrides })
+        const tx = callTransaction(common, feeFloor ? { ...req, maxFeePerGas: feeFloor } : req, gas, nonce)
+        const outcome = await runReverted(vm, ctx, tx, { validateBalance: feeFloor === undefined, overrides })
         if (outcome.failure) throwFailure(outcome.failure)
-        return outcome.result.execResult.returnValue
+        return outcome.result.execResult.returnValue ?? new Uint8Array()
       } catch (error) {
         throw mapRunTxError(error)
       }
@@ -308,6 +313,26 @@ export class DevNode {
 
   getLogs(filter: LogFilter): MatchedLog[] {
     return this.chain.logs(filter)
+  }
+
+  /** Encoded receipts per pending block, grown as flashblocks arrive (for flashblockRoots). */
+  private readonly encodedReceipts = new WeakMap<BlockRecord, Uint8Array[]>()
+
+  /**
+   * Receipts root and logs bloom of a block as it stands: the raw flashblock payload carries them
+   * for the partial block, while the pending header only gets them when sealed.
+   */
+  flashblockRoots(block: BlockRecord): { receiptsRoot: Uint8Array; logsBloom: Uint8Array } {
+    let encoded = this.encodedReceipts.get(block)
+    if (!encoded) this.encodedReceipts.set(block, (encoded = []))
+    for (const t of block.txs.slice(encoded.length)) {
+      const r = t.receipt
+      const logs = r.logs.map((l) => [l.address, l.topics, l.data] as [Uint8Array, Uint8Array[], Uint8Array])
+      encoded.push(encodeReceipt({ status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: r.logsBloom, logs }, t.tx.type))
+    }
+    const logsBloom = new Uint8Array(256)
+    for (const t of block.txs) for (let i = 0; i < 256; i++) logsBloom[i] |= t.receipt.logsBloom[i]
+    return { receiptsRoot: orderedTrieRoot(encoded, this.engine.keccak), logsBloom }
   }
 
   // --- fees ---------------------------------------------------------------------------------
