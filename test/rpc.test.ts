@@ -1,0 +1,159 @@
+// The JSON-RPC envelope: batches, malformed input, error codes, limits. The node keeps serving.
+import { recoverMessageAddress, recoverTypedDataAddress, toHex } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+
+describe('JSON-RPC envelope', () => {
+  let node: TestNode
+  beforeAll(async () => {
+    node = await startTestNode({ preconfInterval: 0, blockTime: 300 })
+  })
+  afterAll(() => node.stop())
+
+  it('answers a batch in order, with per-item errors', async () => {
+    const { status, text } = await node.raw(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'eth_chainId' },
+        { jsonrpc: '2.0', id: 'two', method: 'nope_nothing' },
+        { jsonrpc: '2.0', method: 'eth_chainId' },
+        { jsonrpc: '2.0', id: 3, method: 'net_version', params: [] },
+        { id: 4, method: 'eth_chainId' },
+        5,
+      ]),
+    )
+    expect(status).toBe(200)
+    expect(JSON.parse(text)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: '0x7a69' },
+      { jsonrpc: '2.0', id: 'two', error: { code: -32601, message: 'the method nope_nothing does not exist/is not available' } },
+      { jsonrpc: '2.0', id: 3, result: '31337' },
+      { jsonrpc: '2.0', id: 4, error: { code: -32600, message: 'invalid request' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request' } },
+    ])
+  })
+
+  it('rejects malformed JSON, empty batches and non-array params', async () => {
+    expect(JSON.parse((await node.raw('{"jsonrpc":"2.0","id":1,')).text)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'parse error' },
+    })
+    expect(JSON.parse((await node.raw('[]')).text).error).toEqual({ code: -32600, message: 'empty batch' })
+    const res = JSON.parse((await node.raw('{"jsonrpc":"2.0","id":9,"method":"eth_getBalance","params":{"a":1}}')).text)
+    expect(res.error).toEqual({ code: -32602, message: 'non-array args' })
+    // A notification gets no answer at all.
+    expect((await node.raw('{"jsonrpc":"2.0","method":"eth_chainId"}')).text).toBe('')
+  })
+
+  it('names the bad parameter in -32602 errors', async () => {
+    expect((await node.rpc('eth_getBalance', ['0x1234'])).error).toEqual({
+      code: -32602,
+      message: 'invalid argument address: hex string has length 4, want 40',
+    })
+    expect((await node.rpc('eth_getBalance', [])).error).toEqual({
+      code: -32602,
+      message: 'missing value for required argument 0',
+    })
+    expect((await node.rpc('eth_blockNumber', [1, 2, 3])).error).toBeUndefined()
+    expect((await node.rpc('eth_getBlockByNumber', ['latest', 'yes'])).error).toEqual({
+      code: -32602,
+      message: 'invalid argument fullTransactions: expected a boolean',
+    })
+    expect((await node.rpc('eth_getBalance', [node.accounts[0].address, 'tomorrow'])).error?.code).toBe(-32602)
+    expect((await node.rpc('eth_call', [{ to: node.accounts[0].address, bogus: 1 }])).error).toEqual({
+      code: -32602,
+      message: 'invalid argument transaction: unknown field "bogus"',
+    })
+    expect((await node.rpc('eth_getTransactionCount', [node.accounts[0].address, 'latest', 'extra'])).error).toEqual({
+      code: -32602,
+      message: 'too many arguments, want at most 2',
+    })
+  })
+
+  it('refuses oversize bodies with 413 and keeps serving', async () => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: ['x'.repeat(11 * 1024 * 1024)] })
+    // The server may answer 413 and close before the whole body is sent; either way nothing is processed.
+    const res: unknown = await fetch(node.rpcUrl, { method: 'POST', body: big }).catch((e) => e)
+    if (res instanceof Response) {
+      expect(res.status).toBe(413)
+      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32600)
+    }
+    expect((await node.rpc('eth_chainId')).result).toBe('0x7a69')
+  })
+
+  it('serves CORS preflight and a GET banner', async () => {
+    const pre = await fetch(node.rpcUrl, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://example.test', 'access-control-request-method': 'POST' },
+    })
+    expect(pre.status).toBe(204)
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*')
+    const get = await fetch(node.rpcUrl)
+    expect(get.status).toBe(200)
+    expect(await get.text()).toMatch(/JSON-RPC/)
+  })
+
+  it('serves block tags, unknown blocks and unknown transactions', async () => {
+    for (const tag of ['latest', 'pending', 'safe', 'finalized', 'earliest']) {
+      const res = await node.rpc('eth_getBlockByNumber', [tag, false])
+      expect(res.result?.number, tag).toMatch(/^0x[0-9a-f]+$/)
+    }
+    expect((await node.rpc('eth_getBlockByNumber', ['0xffffff', false])).result).toBeNull()
+    expect((await node.rpc('eth_getBlockByHash', [`0x${'ab'.repeat(32)}`, false])).result).toBeNull()
+    expect((await node.rpc('eth_getTransactionByHash', [`0x${'ab'.repeat(32)}`])).result).toBeNull()
+    expect((await node.rpc('eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`])).result).toBeNull()
+    expect((await node.rpc('eth_getBalance', [node.accounts[0].address, '0xffffff'])).error).toEqual({
+      code: -32000,
+      message: 'header not found',
+    })
+    const genesis = await node.publicClient.getBlock({ blockNumber: 0n })
+    const byHash = await node.rpc('eth_getBalance', [node.accounts[0].address, { blockHash: genesis.hash }])
+    expect(BigInt(byHash.result)).toBe(10_000n * 10n ** 18n)
+  })
+
+  it('serves fee methods viem uses', async () => {
+    const fees = await node.publicClient.estimateFeesPerGas()
+    expect(fees.maxFeePerGas).toBeGreaterThan(0n)
+    expect(await node.publicClient.getGasPrice()).toBeGreaterThan(0n)
+    const history = await node.publicClient.getFeeHistory({ blockCount: 4, rewardPercentiles: [25, 75] })
+    expect(history.baseFeePerGas.length).toBe(history.gasUsedRatio.length + 1)
+    expect(history.reward?.[0]).toHaveLength(2)
+  })
+
+  it('signs with dev accounts: eth_sign, personal_sign, eth_signTypedData_v4', async () => {
+    const address = node.accounts[2].address
+    const sig = await node.rpc('personal_sign', [toHex('hello pcnode'), address])
+    expect(await recoverMessageAddress({ message: 'hello pcnode', signature: sig.result })).toBe(address)
+    const ethSign = await node.rpc('eth_sign', [address, toHex('hello pcnode')])
+    expect(ethSign.result).toBe(sig.result)
+    const typed = {
+      domain: { name: 'pcnode', version: '1', chainId: 31337, verifyingContract: '0x0000000000000000000000000000000000000001' },
+      types: {
+        EIP712Domain: [
+          { name: 'name', type: 'string' },
+          { name: 'version', type: 'string' },
+          { name: 'chainId', type: 'uint256' },
+          { name: 'verifyingContract', type: 'address' },
+        ],
+        Note: [{ name: 'text', type: 'string' }],
+      },
+      primaryType: 'Note',
+      message: { text: 'gm' },
+    } as const
+    const typedSig = await node.rpc('eth_signTypedData_v4', [address, JSON.stringify(typed)])
+    expect(await recoverTypedDataAddress({ ...typed, signature: typedSig.result } as never)).toBe(address)
+    expect((await node.rpc('personal_sign', ['0x00', '0x0000000000000000000000000000000000000001'])).error).toEqual({
+      code: -32000,
+      message: 'unknown account',
+    })
+  })
+
+  it('serves logs, block receipts and transaction counts', async () => {
+    const hash = await node.wallet(4).sendTransaction({ to: node.accounts[5].address, value: 5n })
+    const receipt = await waitForReceipt(node, hash)
+    const receipts = await node.rpc('eth_getBlockReceipts', [toHex(receipt.blockNumber)])
+    expect(receipts.result.map((r: { transactionHash: string }) => r.transactionHash)).toContain(hash)
+    const count = await node.rpc('eth_getBlockTransactionCountByNumber', ['pending'])
+    expect(Number(count.result)).toBeGreaterThanOrEqual(0)
+    expect(await node.publicClient.getTransactionCount({ address: node.accounts[4].address, blockTag: 'pending' })).toBe(1)
+  })
+})
