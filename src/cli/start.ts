@@ -1,7 +1,6 @@
 // `pcnode start`: boot the node, print the banner, log transactions and blocks, stop on signals.
-import chalk from 'chalk'
+import type { ChalkInstance } from 'chalk'
 import type { Command } from 'commander'
-import ora from 'ora'
 import type { StartedNode } from '../index.js'
 import { DEFAULTS, type NodeOptions } from '../node/options.js'
 import { formatEther, parseAmount, parseBigInt, parseDuration, parseInteger } from './units.js'
@@ -58,7 +57,8 @@ export function registerStart(program: Command): void {
 
 async function runStart(flags: StartFlags): Promise<void> {
   const quiet = flags.silent || flags.json
-  const spinner = quiet ? undefined : ora({ text: 'Starting pcnode…', stream: process.stdout }).start()
+  // chalk and ora load only when there is something to show: boot time is measured with --silent.
+  const spinner = quiet ? undefined : (await import('ora')).default({ text: 'Starting pcnode…', stream: process.stdout }).start()
   const options: NodeOptions = {
     port: flags.port,
     host: flags.host,
@@ -92,11 +92,12 @@ async function runStart(flags: StartFlags): Promise<void> {
       JSON.stringify({ rpcUrl: started.rpcUrl, wsUrl: started.wsUrl, chainId: started.chainId, accounts: started.accounts }),
     )
   } else if (!flags.silent) {
-    console.log(banner(started, flags))
-    followActivity(started)
+    const chalk = (await import('chalk')).default
+    console.log(banner(chalk, started, flags))
+    followActivity(chalk, started)
   }
   const stop = async (signal: string) => {
-    if (!quiet) console.log(chalk.dim(`\n${signal} received, stopping…`))
+    if (!quiet) console.log(`\n${signal} received, stopping…`)
     await started.stop()
     process.exit(0)
   }
@@ -104,7 +105,7 @@ async function runStart(flags: StartFlags): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'))
 }
 
-function banner(started: StartedNode, flags: StartFlags): string {
+function banner(chalk: ChalkInstance, started: StartedNode, flags: StartFlags): string {
   const lines: string[] = []
   const title = chalk.bold.cyan
   lines.push('', title('                 pcnode — a pre-confirming local devnet'), '')
@@ -132,7 +133,7 @@ function banner(started: StartedNode, flags: StartFlags): string {
 }
 
 /** One line per accepted transaction and per sealed block. */
-function followActivity(started: StartedNode): void {
+function followActivity(chalk: ChalkInstance, started: StartedNode): void {
   const { events } = started.node
   const short = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
   events.on('pendingTx', (info) => {

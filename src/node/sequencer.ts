@@ -29,9 +29,11 @@ class Metronome {
     this.k = Math.max(this.k + 1, Math.ceil((now - this.t0) / this.period))
     this.timer = setTimeout(
       () => {
-        this.fn().finally(() => {
-          if (this.timer) this.schedule()
-        })
+        this.fn()
+          .catch((error) => console.error('pcnode: sequencer tick failed:', error))
+          .finally(() => {
+            if (this.timer) this.schedule()
+          })
       },
       this.t0 + this.k * this.period - now,
     )
