@@ -44,3 +44,14 @@ export class BlockNotFoundError extends NodeError {
 export class InvalidParamsError extends NodeError {
   override name = 'InvalidParamsError'
 }
+
+/** eth_simulateV1 and override errors that carry their own JSON-RPC code (-380xx, -32000, -32603...). */
+export class SimulateError extends NodeError {
+  override name = 'SimulateError'
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}

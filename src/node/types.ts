@@ -122,6 +122,18 @@ export interface BlockOverrides {
   prevRandao?: Uint8Array
   baseFeePerGas?: bigint
   blobBaseFee?: bigint
+  /** eth_simulateV1 only: credited after the block's calls (amounts in gwei). */
+  withdrawals?: Withdrawal[]
+  /** eth_simulateV1 only (geth's extension): the block's parent beacon root. */
+  beaconRoot?: Uint8Array
+}
+
+export interface Withdrawal {
+  index: bigint
+  validatorIndex: bigint
+  address: Uint8Array
+  /** In gwei. */
+  amount: bigint
 }
 
 export interface LogFilter {

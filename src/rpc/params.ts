@@ -8,6 +8,7 @@ import type {
   CallRequest,
   LogFilter,
   StateOverrides,
+  Withdrawal,
 } from '../node/types.js'
 import { invalidParams } from './errors.js'
 import { parseAddress, parseData, parseFixed, parseHash, parseQuantity, parseSlot } from './hex.js'
@@ -171,8 +172,25 @@ export function parseBlockOverrides(value: unknown, name = 'blockOverrides'): Bl
     blobBaseFee: q('blobBaseFee'),
   }
   if (value.feeRecipient != null) out.feeRecipient = parseAddress(value.feeRecipient, `${name}.feeRecipient`)
-  if (value.prevRandao != null) out.prevRandao = parseHash(value.prevRandao, `${name}.prevRandao`)
+  // viem sends prevRandao as a quantity ("0x1234"): accept up to 32 bytes, left-padded.
+  if (value.prevRandao != null) out.prevRandao = parseSlot(value.prevRandao, `${name}.prevRandao`)
+  if (value.beaconRoot != null) out.beaconRoot = parseHash(value.beaconRoot, `${name}.beaconRoot`)
+  if (value.withdrawals != null) out.withdrawals = parseWithdrawals(value.withdrawals, `${name}.withdrawals`)
   return out
+}
+
+function parseWithdrawals(value: unknown, name: string): Withdrawal[] {
+  if (!Array.isArray(value)) throw invalidParams(`invalid argument ${name}: expected an array`)
+  return value.map((w, i) => {
+    const n = `${name}[${i}]`
+    if (!isObject(w)) throw invalidParams(`invalid argument ${n}: expected a withdrawal object`)
+    return {
+      index: parseQuantity(w.index, `${n}.index`),
+      validatorIndex: parseQuantity(w.validatorIndex, `${n}.validatorIndex`),
+      address: parseAddress(w.address, `${n}.address`),
+      amount: parseQuantity(w.amount, `${n}.amount`),
+    }
+  })
 }
 
 export function parseLogFilter(value: unknown, name = 'filter'): LogFilter {

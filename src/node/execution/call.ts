@@ -4,15 +4,17 @@ import { type Block, createBlock } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import {
   createAccessList2930Tx,
+  createBlob4844Tx,
   createEOACode7702Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
+  paramsTx,
   type TypedTransaction,
 } from '@ethereumjs/tx'
-import { Account, Address } from '@ethereumjs/util'
-import { type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
+import { Account, Address, equalsBytes, KECCAK256_NULL, toChecksumAddress } from '@ethereumjs/util'
+import { type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
 import { toHeaderData, txGasCap } from '../engine.js'
-import { ExecutionError, InvalidParamsError, RevertError } from '../errors.js'
+import { ExecutionError, InvalidParamsError, RevertError, SimulateError } from '../errors.js'
 import type { AccountOverride, BlockOverrides, CallRequest, HeaderFields, StateOverrides } from '../types.js'
 import { decodeRevertReason } from './revert.js'
 
@@ -30,15 +32,23 @@ export function hasFee(req: CallRequest): boolean {
 
 /** The header a call executes in: the block's, with overrides; base fee 0 when the call pays none (geth's NoBaseFee). */
 export function callBlock(common: Common, header: HeaderFields, overrides: BlockOverrides | undefined, payFees: boolean): Block {
-  const fields = { ...header }
-  if (overrides?.number !== undefined) fields.number = overrides.number
-  if (overrides?.time !== undefined) fields.timestamp = overrides.time
-  if (overrides?.gasLimit !== undefined) fields.gasLimit = overrides.gasLimit
-  if (overrides?.feeRecipient !== undefined) fields.coinbase = overrides.feeRecipient
-  if (overrides?.prevRandao !== undefined) fields.mixHash = overrides.prevRandao
-  if (overrides?.baseFeePerGas !== undefined) fields.baseFeePerGas = overrides.baseFeePerGas
+  const fields = applyBlockOverrides(header, overrides)
   if (!payFees && overrides?.baseFeePerGas === undefined) fields.baseFeePerGas = 0n
   return createBlock({ header: toHeaderData(fields) }, { common, setHardfork: false })
+}
+
+/** A copy of `header` with the block overrides eth_call and eth_simulateV1 share applied. */
+export function applyBlockOverrides(header: HeaderFields, overrides: BlockOverrides | undefined): HeaderFields {
+  const fields = { ...header }
+  if (!overrides) return fields
+  if (overrides.number !== undefined) fields.number = overrides.number
+  if (overrides.time !== undefined) fields.timestamp = overrides.time
+  if (overrides.gasLimit !== undefined) fields.gasLimit = overrides.gasLimit
+  if (overrides.feeRecipient !== undefined) fields.coinbase = overrides.feeRecipient
+  if (overrides.prevRandao !== undefined) fields.mixHash = overrides.prevRandao
+  if (overrides.baseFeePerGas !== undefined) fields.baseFeePerGas = overrides.baseFeePerGas
+  if (overrides.beaconRoot !== undefined) fields.parentBeaconBlockRoot = overrides.beaconRoot
+  return fields
 }
 
 /** An unsigned transaction for `req`, reporting `from` as its sender. */
@@ -51,7 +61,7 @@ export function callTransaction(common: Common, req: CallRequest, gas: bigint, n
     data: req.data ?? new Uint8Array(),
     accessList: req.accessList?.map((e) => [e.address, e.storageKeys]) as never,
   }
-  const opts = { common, freeze: false }
+  const opts = { common: txCommon(common), freeze: false }
   let tx: TypedTransaction
   if (req.authorizationList) {
     tx = createEOACode7702Tx(
@@ -69,6 +79,18 @@ export function callTransaction(common: Common, req: CallRequest, gas: bigint, n
         })) as never,
       },
       opts,
+    )
+  } else if (req.blobVersionedHashes) {
+    if (!req.to) throw new InvalidParamsError('blob transactions cannot create contracts: missing "to"')
+    tx = createBlob4844Tx(
+      {
+        ...base,
+        maxFeePerGas: req.maxFeePerGas ?? req.gasPrice ?? 0n,
+        maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+        maxFeePerBlobGas: req.maxFeePerBlobGas ?? 0n,
+        blobVersionedHashes: req.blobVersionedHashes as never,
+      },
+      { ...opts, common: txCommon(withKzg(common)) },
     )
   } else if (req.gasPrice !== undefined && req.maxFeePerGas === undefined) {
     tx = req.accessList
@@ -90,14 +112,115 @@ export function callTransaction(common: Common, req: CallRequest, gas: bigint, n
   return tx
 }
 
-/** Applies eth_call / eth_simulateV1 state overrides to the VM's state (inside the caller's checkpoint). */
-export async function applyStateOverrides(vm: VM, overrides: StateOverrides | undefined): Promise<void> {
-  if (!overrides) return
-  const state = vm.stateManager
-  for (const [addressHex, o] of overrides) {
-    const address = new Address(Buffer.from(addressHex.slice(2), 'hex'))
-    await applyAccountOverride(vm, address, o)
-    void state
+const txCommons = new WeakMap<Common, Common>()
+
+/**
+ * A copy of `common` with the tx params merged, shared by every call transaction. Each tx
+ * constructor copies its common and merges the tx params into it again (JSON deep copies and a
+ * param-cache rebuild: most of the cost of a simulated transfer); this copy hands out itself and
+ * skips the re-merge. Call transactions never change their common (runTx gets
+ * skipHardForkValidation), so sharing it is safe.
+ */
+function txCommon(common: Common): Common {
+  let shared = txCommons.get(common)
+  if (!shared) {
+    const copy = common.copy()
+    copy.updateParams(paramsTx)
+    const merge = copy.updateParams.bind(copy)
+    Object.assign(copy, {
+      copy: () => copy,
+      updateParams: (params: Parameters<Common['updateParams']>[0]) => {
+        if (params !== paramsTx) merge(params)
+      },
+    })
+    shared = copy
+    txCommons.set(common, shared)
+  }
+  return shared
+}
+
+const kzgCommons = new WeakMap<Common, Common>()
+
+/**
+ * ethereumjs builds no blob transaction without a KZG backend, even one that carries only
+ * versioned hashes (all a call has). A copy of the common with a stub that is never reached
+ * without blobs, unless the engine already has a real one.
+ */
+function withKzg(common: Common): Common {
+  if (common.customCrypto.kzg) return common
+  let copy = kzgCommons.get(common)
+  if (!copy) {
+    const unavailable = () => {
+      throw new Error('KZG is not available for calls')
+    }
+    copy = common.copy()
+    ;(copy as { customCrypto: unknown }).customCrypto = { ...common.customCrypto, kzg: new Proxy({}, { get: () => unavailable }) }
+    kzgCommons.set(common, copy)
+  }
+  return copy
+}
+
+/**
+ * Applies eth_call / eth_simulateV1 state overrides to the VM's state (inside the caller's
+ * checkpoint). Precompile moves swap the EVM's precompile map; call the returned function to put
+ * the original back once the call or simulated block is done.
+ */
+export async function applyStateOverrides(vm: VM, overrides: StateOverrides | undefined): Promise<() => void> {
+  if (!overrides) return () => {}
+  const restore = movePrecompiles(vm, overrides)
+  try {
+    for (const [addressHex, o] of overrides) {
+      const address = new Address(Buffer.from(addressHex.slice(2), 'hex'))
+      await applyAccountOverride(vm, address, o)
+    }
+  } catch (error) {
+    restore()
+    throw error
+  }
+  return restore
+}
+
+type PrecompileMap = Map<string, unknown>
+/** While overrides have moved precompiles: the VM's original map, which geth still warms per tx. */
+const movedPrecompiles = new WeakMap<VM, { base: PrecompileMap; moved: PrecompileMap }>()
+
+/**
+ * movePrecompileToAddress: the precompile keeps working at its new address and its old one becomes
+ * an ordinary account (so `code` can be put there). ethereumjs keys its precompile map (private,
+ * pinned version) by unprefixed lowercase address. An account whose code is overridden loses its
+ * precompile too, so the code runs. Errors as the spec numbers them: -38022 / -38023.
+ */
+function movePrecompiles(vm: VM, overrides: StateOverrides): () => void {
+  const evm = vm.evm as unknown as { _precompiles: PrecompileMap }
+  const original = evm._precompiles
+  const moves: Array<[string, string]> = []
+  let touched = false
+  for (const [address, o] of overrides) {
+    const key = address.slice(2)
+    if (o.movePrecompileToAddress !== undefined) {
+      if (!original.has(key)) throw new SimulateError(-32000, `account ${toChecksumAddress(address)} is not a precompile`)
+      const target = `0x${Buffer.from(o.movePrecompileToAddress).toString('hex')}`
+      if (target === address) throw new SimulateError(-38022, `cannot move precompile ${toChecksumAddress(address)} to itself`)
+      if (moves.some(([, t]) => t === target.slice(2))) {
+        throw new SimulateError(-38023, `multiple precompiles moved to ${toChecksumAddress(target)}`)
+      }
+      if (overrides.has(target)) throw new SimulateError(-38023, `account ${toChecksumAddress(target)} is already overridden`)
+      moves.push([key, target.slice(2)])
+      touched = true
+    } else if (o.code !== undefined && original.has(key)) {
+      touched = true
+    }
+  }
+  if (!touched) return () => {}
+  const next = new Map(original)
+  for (const [address, o] of overrides) if (o.code !== undefined) next.delete(address.slice(2))
+  for (const [from] of moves) next.delete(from)
+  for (const [from, to] of moves) next.set(to, original.get(from))
+  evm._precompiles = next
+  movedPrecompiles.set(vm, { base: original, moved: next })
+  return () => {
+    evm._precompiles = original
+    movedPrecompiles.delete(vm)
   }
 }
 
@@ -133,10 +256,11 @@ export async function runReverted(
 ): Promise<CallOutcome> {
   const state = vm.stateManager
   await state.checkpoint()
+  let restore = () => {}
   try {
-    await applyStateOverrides(vm, options.overrides)
+    restore = await applyStateOverrides(vm, options.overrides)
     await options.prepare?.()
-    const result = await runTx(vm, {
+    const result = await runCallTx(vm, {
       tx,
       block,
       skipNonce: true,
@@ -146,7 +270,66 @@ export async function runReverted(
     })
     return { result, failure: describeFailure(result) }
   } finally {
+    restore()
     await state.revert()
+  }
+}
+
+const DELEGATION_PREFIX = Uint8Array.from([0xef, 0x01, 0x00])
+
+/**
+ * runTx for an unsigned call. geth skips the sender-is-EOA check (EIP-3607) for eth_call and
+ * eth_simulateV1, ethereumjs can't: so the sender's code hash reads as empty for that one check
+ * (it is the first read of the account runTx fetches), and real everywhere after.
+ */
+export async function runCallTx(vm: VM, opts: RunTxOpts): Promise<RunTxResult> {
+  const moved = movedPrecompiles.get(vm)
+  if (!moved) return runCallTxAs(vm, opts)
+  // runTx warms the precompile map's addresses before the first message: warm the original set,
+  // as geth does, then run with the moved one.
+  const evm = vm.evm as unknown as { _precompiles: PrecompileMap; events?: VM['evm']['events'] }
+  const toMoved = () => {
+    evm._precompiles = moved.moved
+    evm.events?.off('beforeMessage', toMoved)
+  }
+  evm._precompiles = moved.base
+  evm.events?.on('beforeMessage', toMoved)
+  try {
+    return await runCallTxAs(vm, opts)
+  } finally {
+    toMoved()
+  }
+}
+
+async function runCallTxAs(vm: VM, opts: RunTxOpts): Promise<RunTxResult> {
+  const state = vm.stateManager
+  const sender = opts.tx.getSenderAddress()
+  const account = await state.getAccount(sender)
+  if (!account || equalsBytes(account.codeHash, KECCAK256_NULL)) return runTx(vm, opts)
+  const code = await state.getCode(sender)
+  if (code.length >= 3 && equalsBytes(code.subarray(0, 3), DELEGATION_PREFIX)) return runTx(vm, opts)
+  const getAccount = state.getAccount
+  const unhook = () => {
+    delete (state as { getAccount?: unknown }).getAccount
+    if (state.getAccount !== getAccount) state.getAccount = getAccount
+  }
+  state.getAccount = async (address: Address) => {
+    const found = await getAccount.call(state, address)
+    if (!found || !address.equals(sender)) return found
+    unhook()
+    const real = found.codeHash
+    let reads = 0
+    Object.defineProperty(found, 'codeHash', {
+      configurable: true,
+      get: () => (reads++ === 0 ? KECCAK256_NULL : real),
+      set: (value: Uint8Array) => Object.defineProperty(found, 'codeHash', { value, writable: true, configurable: true }),
+    })
+    return found
+  }
+  try {
+    return await runTx(vm, opts)
+  } finally {
+    unhook()
   }
 }
 
