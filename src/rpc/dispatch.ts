@@ -14,6 +14,8 @@ import {
 export interface RpcContext {
   /** Set by the WebSocket transport: lets subscription methods push notifications. */
   connection?: RpcConnection
+  /** Set by the WebSocket transport: runs `fn` once this message's reply has been sent. */
+  afterReply?: (fn: () => void) => void
 }
 
 export interface RpcConnection {
@@ -36,11 +38,14 @@ interface Request {
 const MAX_BATCH = 1000
 
 /** Errors raised by the node carry a name; this maps them onto codes without importing the node. */
-function toRpcError(error: unknown, log: (line: string) => void): RpcError {
+function toRpcError(error: unknown, log: (line: string) => void, revertCode: number): RpcError {
   if (error instanceof RpcError) return error
   if (error instanceof Error) {
     const data = (error as { data?: unknown }).data
     const hexData = data instanceof Uint8Array ? `0x${Buffer.from(data).toString('hex')}` : data
+    // Node errors that name their own JSON-RPC code (SimulateError: -380xx and friends).
+    const code = (error as { code?: unknown }).code
+    if (error.name === 'SimulateError' && typeof code === 'number') return new RpcError(code, error.message, hexData)
     switch (error.name) {
       case 'TxRejectedError':
       case 'ExecutionError':
@@ -58,12 +63,6 @@ function toRpcError(error: unknown, log: (line: string) => void): RpcError {
   return new RpcError(INTERNAL_ERROR, 'internal error')
 }
 
-/** Code for reverts in eth_call / eth_estimateGas: -32000 in the Base profile (SPEC), 3 in geth's. */
-let revertCode = SERVER_ERROR
-export function setRevertCode(code: number): void {
-  revertCode = code
-}
-
 export class Dispatcher {
   private table: MethodTable
   private ready: Promise<MethodTable> | undefined
@@ -73,6 +72,8 @@ export class Dispatcher {
     early: MethodTable,
     full: Promise<MethodTable> | MethodTable,
     private readonly log: (line: string) => void = () => {},
+    /** Code for reverts in eth_call / eth_estimateGas: the chain profile's (profile.ts). */
+    private readonly revertCode: number = SERVER_ERROR,
   ) {
     this.table = early
     if (full instanceof Promise) {
@@ -122,7 +123,7 @@ export class Dispatcher {
     try {
       result = await this.call(req.method, req.params, ctx)
     } catch (e) {
-      error = toRpcError(e, this.log)
+      error = toRpcError(e, this.log, this.revertCode)
     }
     if (isNotification) return undefined
     return reply(id, result, error)

@@ -33,7 +33,7 @@ export async function startRpcServer(dispatcher: Dispatcher, host: string, port:
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
-  await attachWebSocket(server, dispatcher)
+  attachWebSocket(server, dispatcher)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host, () => {
@@ -115,10 +115,11 @@ function tooLarge(res: ServerResponse): void {
 
 let nextConnectionId = 1
 
-async function attachWebSocket(server: Server, dispatcher: Dispatcher): Promise<void> {
-  const { WebSocketServer } = await import('ws')
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES })
-  server.on('upgrade', (req, socket, head) => {
+/** WebSocket upgrades on the HTTP port; `ws` loads after the server listens (it costs ~100 ms). */
+function attachWebSocket(server: Server, dispatcher: Dispatcher): void {
+  const wssReady = import('ws').then(({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES }))
+  server.on('upgrade', async (req, socket, head) => {
+    const wss = await wssReady
     wss.handleUpgrade(req, socket, head, (ws) => {
       const closers: Array<() => void> = []
       const connection: RpcConnection = {
@@ -136,8 +137,12 @@ async function attachWebSocket(server: Server, dispatcher: Dispatcher): Promise<
         },
       }
       ws.on('message', (data) => {
-        dispatcher.handle(data.toString(), { connection }).then((reply) => {
+        // Subscriptions start notifying only after the reply carrying their id is out.
+        const after: Array<() => void> = []
+        const afterReply = (fn: () => void) => after.push(fn)
+        dispatcher.handle(data.toString(), { connection, afterReply }).then((reply) => {
           if (reply !== undefined) connection.send(reply)
+          for (const fn of after) fn()
         })
       })
       ws.on('close', () => {
@@ -146,5 +151,5 @@ async function attachWebSocket(server: Server, dispatcher: Dispatcher): Promise<
       ws.on('error', () => ws.terminate())
     })
   })
-  server.on('close', () => wss.close())
+  server.on('close', () => void wssReady.then((wss) => wss.close()))
 }

@@ -1,0 +1,159 @@
+// Following the chain as it moves: eth_subscribe / eth_unsubscribe (WebSocket only), the polling
+// filters viem's watch* actions fall back to over HTTP, eth_sendRawTransactionSync (EIP-7966 with
+// Base's limits) and pcnode_transactionStatus. All of it waits on node events (subscriptions.ts).
+import type { DevNode } from '../../node/node.js'
+import { expectArgs, type MethodTable, type RpcContext } from '../dispatch.js'
+import { INVALID_PARAMS, invalidParams, METHOD_NOT_FOUND, RpcError, SERVER_ERROR } from '../errors.js'
+import { formatReceipt } from '../format.js'
+import { parseData, parseHash, parseQuantity, toData, toQuantity } from '../hex.js'
+import { isObject, parseLogFilter } from '../params.js'
+import { SUBSCRIPTION_KINDS, type SubscriptionKind, type SubscriptionOptions, Subscriptions } from '../subscriptions.js'
+
+/** Base's MAX_TIMEOUT_SEND_RAW_TX_SYNC_MS: also the default when no timeout is given. */
+export const SYNC_SEND_MAX_TIMEOUT_MS = 6000
+/** alloy's TransactionConfirmationTimeout code, which reth and Base return. */
+export const SYNC_SEND_TIMEOUT_CODE = 4
+
+function connectionOf(ctx: RpcContext) {
+  // geth's text and code for subscriptions over a transport that cannot push.
+  if (!ctx.connection) throw new RpcError(METHOD_NOT_FOUND, 'notifications not supported')
+  return ctx.connection
+}
+
+function optionalBool(value: unknown, name: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'boolean') throw invalidParams(`invalid argument ${name}: expected a boolean`)
+  return value
+}
+
+/**
+ * Second eth_subscribe parameter per kind. newFlashblocks takes `{format: "block" | "payload",
+ * full?}`: the block object is what Base's code sends, the payload is what Base's docs describe.
+ */
+function subscriptionOptions(kind: SubscriptionKind, value: unknown): SubscriptionOptions {
+  switch (kind) {
+    case 'logs':
+    case 'pendingLogs': {
+      const { addresses, topics } = parseLogFilter(value, 'filter')
+      return { filter: { addresses, topics } }
+    }
+    case 'newPendingTransactions':
+    case 'newFlashblockTransactions':
+      return { full: optionalBool(value, '1') }
+    case 'newFlashblocks': {
+      if (value === undefined || value === null) return {}
+      if (!isObject(value)) throw invalidParams('invalid argument 1: expected {"format": "block" | "payload", "full"?: boolean}')
+      const { format, full } = value
+      if (format !== undefined && format !== 'block' && format !== 'payload') {
+        throw invalidParams(`invalid argument 1: unknown format ${JSON.stringify(format)} (use "block" or "payload")`)
+      }
+      return { payload: format === 'payload', full: optionalBool(full, '1.full') }
+    }
+    default:
+      return {}
+  }
+}
+
+/** The timeout parameter: a JSON number (Rust u64, as Base takes it) or a hex quantity (as viem may send). */
+function parseSyncTimeout(value: unknown): number {
+  if (value === undefined || value === null) return SYNC_SEND_MAX_TIMEOUT_MS
+  const ms = parseQuantity(value, 'timeout')
+  if (ms > BigInt(SYNC_SEND_MAX_TIMEOUT_MS)) {
+    throw new RpcError(INVALID_PARAMS, `time out too long, timeout: ${ms} ms, max: ${SYNC_SEND_MAX_TIMEOUT_MS} ms`)
+  }
+  return Number(ms)
+}
+
+/** A duration the way Rust's Debug prints it (reth's timeout message uses `{:?}`): 6s, 1.5s, 300ms. */
+export function rustDuration(ms: number): string {
+  if (ms >= 1000) return `${ms / 1000}s`
+  return ms > 0 ? `${ms}ms` : '0ns'
+}
+
+function parseId(value: unknown): string {
+  if (typeof value !== 'string') throw invalidParams('invalid argument 0: expected a filter id string')
+  return value
+}
+
+/** The methods, over one Subscriptions hub (tests may pass their own, e.g. with a short filter timeout). */
+export function pubsubMethods(node: DevNode, hub = new Subscriptions(node)): MethodTable {
+  return {
+    eth_subscribe: (params, ctx) => {
+      const connection = connectionOf(ctx)
+      expectArgs(params, 1, 2)
+      const kind = params[0]
+      if (typeof kind !== 'string' || !(SUBSCRIPTION_KINDS as readonly string[]).includes(kind)) {
+        throw new RpcError(METHOD_NOT_FOUND, `no ${JSON.stringify(kind)} subscription in eth namespace`)
+      }
+      const options = subscriptionOptions(kind as SubscriptionKind, params[1])
+      return hub.subscribe(connection, kind as SubscriptionKind, options, ctx.afterReply)
+    },
+    /** false for an id this connection does not own (reth's answer; geth errors instead). */
+    eth_unsubscribe: (params, ctx) => {
+      const connection = connectionOf(ctx)
+      expectArgs(params, 1, 1)
+      if (typeof params[0] !== 'string') throw invalidParams('invalid argument 0: expected a subscription id string')
+      return hub.unsubscribe(connection, params[0])
+    },
+
+    eth_sendRawTransactionSync: async (params) => {
+      expectArgs(params, 1, 2)
+      const raw = parseData(params[0], 'transaction')
+      // Checked before submitting, as Base does, so a bad timeout sends nothing.
+      const timeout = parseSyncTimeout(params[1])
+      const hash = await node.sendRawTransaction(raw)
+      const outcome = await hub.waitForInclusion(hash, timeout)
+      if ('tx' in outcome) return formatReceipt(outcome.tx)
+      const hex = toData(hash)
+      // Base would time out; failing at once with the sequencer's reason is more useful locally.
+      if ('dropped' in outcome) throw new RpcError(SERVER_ERROR, `transaction dropped by the sequencer: ${outcome.dropped}`, hex)
+      throw new RpcError(
+        SYNC_SEND_TIMEOUT_CODE,
+        `Transaction ${hex} was added to the mempool but wasn't confirmed within ${rustDuration(timeout)}.`,
+        hex,
+      )
+    },
+
+    /** pcnode's richer companion to base_transactionStatus (which only says Known/Unknown). */
+    pcnode_transactionStatus: (params) => {
+      expectArgs(params, 1, 1)
+      const hash = parseHash(params[0], 'hash')
+      const t = node.getReceipt(hash)
+      if (t) {
+        const out: Record<string, unknown> = {
+          status: t.block.sealed ? 'confirmed' : 'preconfirmed',
+          blockNumber: toQuantity(t.block.header.number),
+          flashblockIndex: toQuantity(t.flashblockIndex),
+        }
+        if (t.block.sealed) out.blockHash = toData(t.block.hash)
+        return out
+      }
+      return { status: node.pool.has(hash) ? 'pending' : 'unknown' }
+    },
+
+    eth_newFilter: (params) => {
+      expectArgs(params, 1, 1)
+      return hub.newFilter('logs', parseLogFilter(params[0]))
+    },
+    eth_newBlockFilter: (params) => {
+      expectArgs(params, 0, 0)
+      return hub.newFilter('blocks')
+    },
+    eth_newPendingTransactionFilter: (params) => {
+      expectArgs(params, 0, 1)
+      return hub.newFilter('pendingTransactions')
+    },
+    eth_getFilterChanges: (params) => {
+      expectArgs(params, 1, 1)
+      return hub.filterChanges(parseId(params[0]))
+    },
+    eth_getFilterLogs: (params) => {
+      expectArgs(params, 1, 1)
+      return hub.filterLogs(parseId(params[0]))
+    },
+    eth_uninstallFilter: (params) => {
+      expectArgs(params, 1, 1)
+      return hub.uninstallFilter(parseId(params[0]))
+    },
+  }
+}

@@ -1,0 +1,226 @@
+// `pcnode send` end to end: the built CLI (npm run build, then node bin/pcnode.js) against a test
+// node, over WebSocket and over plain HTTP, with dev accounts, a private key and --raw; exit codes
+// 1 (rejected) and 2 (unreachable); and no @ethereumjs module in the command's import graph.
+// The build goes to a private directory (`npm run build -- --outDir`): other test files rebuild
+// the shared dist/ concurrently, and a half-written module must not fail a run here or there.
+import { execFile, spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { type Hex, keccak256, parseEther } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestNode, type TestNode } from './helpers.js'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+// Inside the repository (git-ignored), so the build resolves the repository's node_modules.
+mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
+const OUT = mkdtempSync(join(ROOT, 'test-artifacts', 'cli-send-'))
+const DIST = join(OUT, 'dist')
+const BIN = join(OUT, 'bin', 'pcnode.js')
+
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+function pcnode(args: string[], timeoutMs = 20_000): Promise<Run> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, NO_COLOR: '1' } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
+        done({ code, stdout, stderr })
+      },
+    )
+  })
+}
+
+/** Relative imports of a built module, followed transitively (dynamic ones too unless `staticOnly`). */
+function importGraph(entry: string, staticOnly = false): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (file: string) => {
+    if (files.has(file)) return
+    files.add(file)
+    const source = readFileSync(file, 'utf8')
+    for (const m of source.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+      const spec = m[1] ?? m[2]
+      if (staticOnly && m[2]) continue
+      if (spec.startsWith('.')) visit(resolve(dirname(file), spec))
+      else packages.add(spec)
+    }
+  }
+  visit(entry)
+  return { files, packages }
+}
+
+describe('pcnode send', () => {
+  let node: TestNode
+  let proxy: Server
+  let proxyUrl: string
+
+  beforeAll(async () => {
+    const build = spawnSync('npm', ['run', 'build', '--', '--outDir', DIST], { cwd: ROOT, encoding: 'utf8' })
+    // Other work in progress may fail to typecheck; tsc still emits, and the CLI is what we test.
+    if (build.status !== 0) console.warn(`npm run build exited ${build.status}:\n${build.stdout}${build.stderr}`)
+    expect(existsSync(join(DIST, 'cli', 'send.js'))).toBe(true)
+    mkdirSync(dirname(BIN))
+    copyFileSync(join(ROOT, 'bin', 'pcnode.js'), BIN)
+    node = await startTestNode({ blockTime: 400, preconfInterval: 50 })
+    // An HTTP-only front for the node (no WebSocket upgrade): the CLI must fall back to polling.
+    proxy = createServer(async (req, res) => {
+      const chunks: Buffer[] = []
+      for await (const chunk of req) chunks.push(chunk as Buffer)
+      const answer = await fetch(node.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat(chunks),
+      })
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text())
+    })
+    proxy.on('upgrade', (_req, socket) => socket.destroy())
+    await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done))
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+  }, 120_000)
+  afterAll(async () => {
+    await new Promise((done) => proxy?.close(done))
+    await node?.stop()
+    rmSync(OUT, { recursive: true, force: true })
+  })
+
+  it('sends from a dev account and follows it over WebSocket (--json)', async () => {
+    const to = node.accounts[9].address
+    const before = await node.publicClient.getBalance({ address: to, blockTag: 'latest' })
+    const run = await pcnode(['send', '--to', to, '--value', '1eth', '--rpc-url', node.rpcUrl, '--json'])
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    const out = JSON.parse(run.stdout)
+    expect(out).toMatchObject({
+      from: node.accounts[0].address,
+      to,
+      value: parseEther('1').toString(),
+      status: 'success',
+      transport: 'websocket',
+      gasUsed: '21000',
+    })
+    expect(out.hash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(out.flashblockIndex).toBeGreaterThanOrEqual(1)
+    // Only the order is asserted: the accepted reply can race the pre-confirmation notification,
+    // and absolute times depend on the machine.
+    const { acceptedMs, preconfirmedMs, sealedMs } = out.timings
+    expect(acceptedMs).toBeGreaterThanOrEqual(0)
+    expect(preconfirmedMs).toBeLessThanOrEqual(sealedMs)
+    const receipt = await node.publicClient.getTransactionReceipt({ hash: out.hash })
+    expect(receipt.blockHash).toBe(out.blockHash)
+    expect(Number(receipt.blockNumber)).toBe(out.blockNumber)
+    expect(await node.publicClient.getBalance({ address: to, blockTag: 'latest' })).toBe(before + parseEther('1'))
+  })
+
+  it('prints the stages for people', async () => {
+    const run = await pcnode([
+      'send',
+      '--to',
+      node.accounts[8].address,
+      '--value',
+      '0.5eth',
+      '--from',
+      '1',
+      '--rpc-url',
+      node.rpcUrl,
+    ])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/Signed: from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8/i)
+    expect(run.stdout).toMatch(/Accepted 0x[0-9a-f]{64} \(\d+ ms\)/)
+    expect(run.stdout).toMatch(/Pre-confirmed in flashblock \d+ of block \d+ \(\+\d+ ms\)/)
+    expect(run.stdout).toMatch(/Sealed in block \d+ 0x[0-9a-f]{64} \(\+\d+ ms\)/)
+  })
+
+  it('signs with --private-key and follows over plain HTTP when there is no WebSocket', async () => {
+    const key = generatePrivateKey()
+    const account = privateKeyToAccount(key)
+    await node.wallet(3).sendTransaction({ to: account.address, value: parseEther('2') })
+    await new Promise((done) => setTimeout(done, 200))
+    const run = await pcnode([
+      'send',
+      '--private-key',
+      key,
+      '--to',
+      node.accounts[7].address,
+      '--value',
+      '1gwei',
+      '--rpc-url',
+      proxyUrl,
+      '--json',
+    ])
+    expect(run.code).toBe(0)
+    const out = JSON.parse(run.stdout)
+    expect(out).toMatchObject({ from: account.address, status: 'success', transport: 'http', nonce: 0 })
+    expect(out.timings.preconfirmedMs).toBeLessThanOrEqual(out.timings.sealedMs)
+  })
+
+  it('submits --raw as it is, and exits 1 with the node’s reason when rejected', async () => {
+    const account = privateKeyToAccount(node.accounts[4].privateKey)
+    const raw = await account.signTransaction({
+      chainId: node.chainId,
+      type: 'eip1559',
+      nonce: 0,
+      to: node.accounts[6].address,
+      value: 5n,
+      gas: 21_000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    })
+    const run = await pcnode(['send', '--raw', raw, '--rpc-url', node.rpcUrl, '--json'])
+    expect(run.code).toBe(0)
+    const out = JSON.parse(run.stdout)
+    expect(out.hash).toBe(keccak256(raw as Hex))
+    expect(out).toMatchObject({ from: account.address, nonce: 0, value: '5', status: 'success' })
+
+    const again = await pcnode(['send', '--raw', raw, '--rpc-url', node.rpcUrl, '--json'])
+    expect(again.code).toBe(1)
+    expect(JSON.parse(again.stdout)).toMatchObject({ stage: 'rejected', code: -32000, error: 'already known' })
+    const human = await pcnode(['send', '--raw', raw, '--rpc-url', node.rpcUrl])
+    expect(human.code).toBe(1)
+    expect(human.stdout + human.stderr).toMatch(/rejected: already known/)
+  })
+
+  it('exits 2 when the endpoint cannot be reached, 1 on bad arguments', async () => {
+    const down = await pcnode([
+      'send',
+      '--to',
+      node.accounts[1].address,
+      '--value',
+      '1',
+      '--rpc-url',
+      'http://127.0.0.1:1',
+      '--json',
+    ])
+    expect(down.code).toBe(2)
+    expect(JSON.parse(down.stdout).error).toMatch(/cannot reach http:\/\/127\.0\.0\.1:1/)
+    const bad = await pcnode(['send', '--to', 'nope', '--rpc-url', node.rpcUrl])
+    expect(bad.code).toBe(1)
+    expect(bad.stdout + bad.stderr).toMatch(/--to is not an address/)
+  })
+
+  it('keeps @ethereumjs out of the CLI import graph', () => {
+    // Everything `pcnode send` can load, dynamic imports included.
+    const send = importGraph(join(DIST, 'cli', 'send.js'))
+    expect(send.files.size).toBeGreaterThan(1)
+    expect([...send.packages].filter((p) => p.startsWith('@ethereumjs'))).toEqual([])
+    expect(send.packages).toContain('viem')
+    // Statically only commander: the CLI entry loads send.js for every command, `pcnode start` too.
+    expect([...importGraph(join(DIST, 'cli', 'send.js'), true).packages].filter((p) => !p.startsWith('node:'))).toEqual([
+      'commander',
+    ])
+    // The CLI entry loads the node only lazily (inside `pcnode start`), never statically.
+    const cli = importGraph(join(DIST, 'cli', 'index.js'), true)
+    expect([...cli.packages].filter((p) => p.startsWith('@ethereumjs'))).toEqual([])
+    expect([...cli.files].some((f) => f.endsWith(join('node', 'node.js')))).toBe(false)
+  })
+})

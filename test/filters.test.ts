@@ -1,0 +1,162 @@
+// Polling filters over HTTP (what viem's watch* actions use without a WebSocket), their expiry,
+// and eth_getLogs up to "pending" including pre-confirmed logs.
+import { type Address, concat, type Hex, keccak256, toHex, zeroHash } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Subscriptions } from '../src/rpc/subscriptions.js'
+import { sleep, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+
+const PING = keccak256(toHex('Ping(address,bytes)'))
+
+/** Init code of a contract that logs LOG2(calldata, PING, caller) on every call. */
+function emitterInitCode(): Hex {
+  const runtime = concat(['0x365f5f37337f', PING, '0x365fa200'])
+  const size = (runtime.length - 2) / 2
+  return concat([`0x60${size.toString(16).padStart(2, '0')}8060095f395ff3`, runtime])
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(10)
+  }
+}
+
+async function waitForSealed(node: TestNode, hash: Hex) {
+  for (;;) {
+    const receipt = await waitForReceipt(node, hash)
+    if (receipt.blockHash !== zeroHash) return receipt
+    await sleep(20)
+  }
+}
+
+describe('filters over HTTP', () => {
+  let node: TestNode
+  let emitter: Address
+  beforeAll(async () => {
+    node = await startTestNode({ blockTime: 400, preconfInterval: 50 })
+    const deploy = await node.wallet(0).sendTransaction({ data: emitterInitCode(), gas: 200_000n })
+    emitter = (await waitForSealed(node, deploy)).contractAddress as Address
+  })
+  afterAll(() => node.stop())
+
+  it('block filter: each new sealed block hash once, in order', async () => {
+    const { result: id } = await node.rpc('eth_newBlockFilter')
+    expect(id).toMatch(/^0x[0-9a-f]{32}$/)
+    const start = Number((await node.rpc('eth_blockNumber')).result)
+    await until(async () => Number((await node.rpc('eth_blockNumber')).result) >= start + 2, 5000, 'two blocks')
+    const first: Hex[] = (await node.rpc('eth_getFilterChanges', [id])).result
+    await until(async () => Number((await node.rpc('eth_blockNumber')).result) >= start + 3, 5000, 'a third block')
+    const second: Hex[] = (await node.rpc('eth_getFilterChanges', [id])).result
+    const all = [...first, ...second]
+    expect(all.length).toBeGreaterThanOrEqual(3)
+    expect(new Set(all).size).toBe(all.length)
+    const numbers: number[] = []
+    for (const hash of all) numbers.push(Number((await node.rpc('eth_getBlockByHash', [hash, false])).result.number))
+    for (let i = 1; i < numbers.length; i++) expect(numbers[i]).toBe(numbers[i - 1] + 1)
+    expect((await node.rpc('eth_uninstallFilter', [id])).result).toBe(true)
+  })
+
+  it('pending-transaction and log filters: exactly the new items; getFilterLogs; uninstall', async () => {
+    const pendingId = (await node.rpc('eth_newPendingTransactionFilter')).result
+    const logId = (await node.rpc('eth_newFilter', [{ address: emitter, topics: [PING] }])).result
+    const otherId = (await node.rpc('eth_newFilter', [{ address: node.accounts[5].address }])).result
+    const wallet = node.wallet(1)
+    const hashes: Hex[] = []
+    for (let i = 0; i < 3; i++)
+      hashes.push(await wallet.sendTransaction({ to: emitter, data: toHex(`filter ${i}`), gas: 60_000n }))
+    expect((await node.rpc('eth_getFilterChanges', [pendingId])).result).toEqual(hashes)
+    expect((await node.rpc('eth_getFilterChanges', [pendingId])).result).toEqual([])
+
+    // Log filters see sealed blocks (as geth's), so the logs come with their real block hash.
+    const sealed = await waitForSealed(node, hashes[2])
+    await sleep(50)
+    const logs = (await node.rpc('eth_getFilterChanges', [logId])).result
+    expect(logs.map((l: any) => l.transactionHash)).toEqual(hashes)
+    expect(logs[2].blockHash).toBe(sealed.blockHash)
+    expect(logs.map((l: any) => l.data)).toEqual([0, 1, 2].map((i) => toHex(`filter ${i}`)))
+    expect((await node.rpc('eth_getFilterChanges', [logId])).result).toEqual([])
+    expect((await node.rpc('eth_getFilterChanges', [otherId])).result).toEqual([])
+
+    const ranged = (await node.rpc('eth_newFilter', [{ address: emitter, fromBlock: '0x0' }])).result
+    const filterLogs = (await node.rpc('eth_getFilterLogs', [ranged])).result
+    expect(filterLogs.map((l: any) => l.transactionHash)).toEqual(hashes)
+
+    for (const id of [pendingId, logId, otherId, ranged]) expect((await node.rpc('eth_uninstallFilter', [id])).result).toBe(true)
+    expect((await node.rpc('eth_uninstallFilter', [logId])).result).toBe(false)
+    expect((await node.rpc('eth_getFilterChanges', [logId])).error).toEqual({ code: -32000, message: 'filter not found' })
+    expect((await node.rpc('eth_getFilterLogs', [`0x${'12'.repeat(16)}`])).error).toEqual({
+      code: -32000,
+      message: 'filter not found',
+    })
+    const blockFilter = (await node.rpc('eth_newBlockFilter')).result
+    expect((await node.rpc('eth_getFilterLogs', [blockFilter])).error.message).toBe('filter not found')
+  })
+
+  it("feeds viem's polling watchEvent, watchPendingTransactions and watchBlockNumber", async () => {
+    const logs: Hex[] = []
+    const pending: Hex[] = []
+    const blocks: bigint[] = []
+    const client = node.publicClient
+    const unwatch = [
+      client.watchEvent({ address: emitter, poll: true, onLogs: (l) => logs.push(...l.map((x) => x.transactionHash as Hex)) }),
+      client.watchPendingTransactions({ poll: true, onTransactions: (h) => pending.push(...h) }),
+      client.watchBlockNumber({ poll: true, onBlockNumber: (n) => blocks.push(n) }),
+    ]
+    await sleep(150)
+    const wallet = node.wallet(2)
+    const hashes = [
+      await wallet.sendTransaction({ to: emitter, data: '0x01', gas: 60_000n }),
+      await wallet.sendTransaction({ to: emitter, data: '0x02', gas: 60_000n }),
+    ]
+    await waitForSealed(node, hashes[1])
+    await until(() => logs.length >= 2 && pending.length >= 2, 5000, 'watchers')
+    for (const stop of unwatch) stop()
+    expect(logs).toEqual(hashes)
+    expect(pending).toEqual(hashes)
+    expect(blocks.length).toBeGreaterThan(0)
+  })
+
+  it('expires filters nobody polls (geth: 5 minutes; here shortened)', async () => {
+    const hub = new Subscriptions(node.node, { filterTimeoutMs: 150 })
+    const polled = hub.newFilter('blocks')
+    const idle = hub.newFilter('pendingTransactions')
+    for (let i = 0; i < 8; i++) {
+      await sleep(50)
+      hub.filterChanges(polled)
+    }
+    expect(() => hub.filterChanges(idle)).toThrow('filter not found')
+    expect(hub.filterChanges(polled)).toBeInstanceOf(Array)
+    expect(hub.uninstallFilter(polled)).toBe(true)
+    expect(hub.size).toEqual({ subscriptions: 0, filters: 0, waiters: 0 })
+  })
+})
+
+describe('eth_getLogs up to "pending"', () => {
+  let node: TestNode
+  beforeAll(async () => {
+    // Nothing is sealed during the test: the logs exist only as pre-confirmed ones.
+    node = await startTestNode({ blockTime: 60_000, preconfInterval: 50 })
+  })
+  afterAll(() => node.stop())
+
+  it('includes pre-confirmed logs when toBlock is "pending", and only then', async () => {
+    const wallet = node.wallet(0)
+    const deploy = await wallet.sendTransaction({ data: emitterInitCode(), gas: 200_000n })
+    const emitter = (await waitForReceipt(node, deploy)).contractAddress as Address
+    const call = await wallet.sendTransaction({ to: emitter, data: '0xc0ffee', gas: 60_000n })
+    await waitForReceipt(node, call)
+    const pending = (await node.rpc('eth_getLogs', [{ address: emitter, toBlock: 'pending' }])).result
+    expect(pending).toHaveLength(1)
+    expect(pending[0]).toMatchObject({ transactionHash: call, data: '0xc0ffee', blockHash: zeroHash, blockNumber: '0x1' })
+    const fromGenesis = (await node.rpc('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'pending', topics: [PING] }])).result
+    expect(fromGenesis.map((l: any) => l.transactionHash)).toEqual([call])
+    expect((await node.rpc('eth_getLogs', [{ address: emitter }])).result).toEqual([])
+    expect((await node.rpc('eth_getLogs', [{ address: emitter, fromBlock: '0x0', toBlock: 'latest' }])).result).toEqual([])
+    // After sealing, the same log carries the block hash.
+    const sealed = await node.node.mine()
+    const after = (await node.rpc('eth_getLogs', [{ address: emitter, fromBlock: '0x0', toBlock: 'pending' }])).result
+    expect(after).toHaveLength(1)
+    expect(after[0].blockHash).toBe(`0x${Buffer.from(sealed.hash).toString('hex')}`)
+  })
+})
