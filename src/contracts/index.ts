@@ -26,6 +26,16 @@ export const ERC1271_MAGIC_VALUE = '0x1626ba7e' as const
 export const ERC1271_INVALID_VALUE = '0xffffffff' as const
 /** EIP-7951 / RIP-7212 P256VERIFY precompile. */
 export const P256_VERIFY_ADDRESS = '0x0000000000000000000000000000000000000100' as const
+/**
+ * Genesis predeploys (src/node/predeploys.ts): every pcnode chain runs the factory's creation code at genesis
+ * from this deployer (no known key) at nonce 0, so the factory is CREATE(deployer, 0) and the implementation
+ * its constructor deploys is CREATE(factory, 1), the same on every chain id.
+ */
+export const PREDEPLOY_DEPLOYER_ADDRESS = '0x000000000000000000000000000000000000c0de' as const
+/** PcnodeWalletFactory, predeployed in every pcnode genesis. */
+export const WALLET_FACTORY_ADDRESS = '0x8bBC3514477d75EC797BBe4e19d7961660Bb849c' as const
+/** The PcnodeSmartWallet implementation every wallet proxies to, predeployed by the factory's constructor. */
+export const WALLET_IMPLEMENTATION_ADDRESS = '0xB19164d9c96c8C83f3aA4bDB1e1D14fA1F7124cA' as const
 /** Order of the P-256 group. */
 export const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n
 

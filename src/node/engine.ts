@@ -7,7 +7,9 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, Address, hexToBytes } from '@ethereumjs/util'
 import { createVM, type VM } from '@ethereumjs/vm'
 import { fastCrypto } from './crypto.js'
+import { activeHeaderData, commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
 import type { ResolvedOptions } from './options.js'
+import { installPredeploys } from './predeploys.js'
 import { FastStateManager } from './state.js'
 import type { HeaderFields } from './types.js'
 
@@ -46,6 +48,25 @@ export class SerialQueue {
   }
 }
 
+/**
+ * What BLOCKHASH reads: ethereumjs asks `vm.blockchain.getBlock(n).hash()`; the node points
+ * `lookup` at its chain once it has one. Unknown numbers give the zero hash, as the opcode wants.
+ */
+export class BlockHashes {
+  lookup: (n: bigint) => Uint8Array | undefined = () => undefined
+
+  async getBlock(n: number) {
+    const hash = this.lookup(BigInt(n)) ?? new Uint8Array(32)
+    return { hash: () => hash }
+  }
+
+  async putBlock(): Promise<void> {}
+
+  shallowCopy(): BlockHashes {
+    return this
+  }
+}
+
 export interface Engine {
   common: Common
   vm: VM
@@ -56,16 +77,25 @@ export interface Engine {
   viewAt(stateRoot: Uint8Array): Promise<VM>
   /** ethereumjs header object for the given fields (hash, next base fee, blob gas price). */
   header(fields: HeaderFields): BlockHeader
+  blockHashes: BlockHashes
+  /** The geth genesis the node started from (--genesis), if any: genesis-file.ts. */
+  genesisFile?: GethGenesis
+  /** With a genesis file: moves the Common to the hardfork of a block (number, timestamp). */
+  setHardforkFor?: (number: bigint, timestamp: bigint) => void
 }
 
 export async function createEngine(options: ResolvedOptions): Promise<Engine> {
   const customCrypto = await fastCrypto()
-  const common = createCustomCommon({ chainId: options.chainId as never, name: 'pcnode' }, Mainnet, {
-    hardfork: options.hardfork,
-    customCrypto,
-  })
+  const genesisFile = options.genesisFile ? readGenesisFile(options.genesisFile) : undefined
+  const common = genesisFile
+    ? commonFromGenesis(genesisFile, customCrypto)
+    : createCustomCommon({ chainId: options.chainId as never, name: 'pcnode' }, Mainnet, {
+        hardfork: options.hardfork,
+        customCrypto,
+      })
   const state = new FastStateManager({ common, caches: new Caches() })
-  const vm = await createVM({ common, stateManager: state })
+  const blockHashes = new BlockHashes()
+  const vm = await createVM({ common, stateManager: state, blockchain: blockHashes as never })
   const keccak = customCrypto.keccak256 ?? ((d: Uint8Array) => common.customCrypto.keccak256!(d))
   const views = new Map<string, Promise<VM>>()
 
@@ -77,7 +107,7 @@ export async function createEngine(options: ResolvedOptions): Promise<Engine> {
         const trie = (state as unknown as { _trie: { shallowCopy(includeCheckpoints: boolean): unknown } })._trie
         const sm = new MerkleStateManager({ common, trie: trie.shallowCopy(false) as never, caches: new Caches() })
         await sm.setStateRoot(stateRoot)
-        return createVM({ common, stateManager: sm })
+        return createVM({ common, stateManager: sm, blockchain: blockHashes as never })
       })()
       views.set(key, view)
       view.catch(() => views.delete(key))
@@ -87,9 +117,13 @@ export async function createEngine(options: ResolvedOptions): Promise<Engine> {
     return view
   }
 
-  const header = (f: HeaderFields): BlockHeader => createBlockHeader(toHeaderData(f), { common, setHardfork: false })
+  const header = (f: HeaderFields): BlockHeader =>
+    createBlockHeader(activeHeaderData(common, toHeaderData(f)), { common, setHardfork: false })
+  const setHardforkFor = genesisFile
+    ? (blockNumber: bigint, timestamp: bigint) => void common.setHardforkBy({ blockNumber, timestamp })
+    : undefined
 
-  return { common, vm, state, queue: new SerialQueue(), keccak, viewAt, header }
+  return { common, vm, state, queue: new SerialQueue(), keccak, viewAt, header, blockHashes, genesisFile, setHardforkFor }
 }
 
 export function toHeaderData(f: HeaderFields): HeaderData {
@@ -117,7 +151,7 @@ export function toHeaderData(f: HeaderFields): HeaderData {
   }
 }
 
-/** Funds the dev accounts and installs the system contracts; returns the genesis state root. */
+/** Funds the dev accounts and installs the system contracts and predeploys; returns the genesis state root. */
 export async function writeGenesisState(
   engine: Engine,
   alloc: Array<{ address: Uint8Array; balance: bigint }>,
@@ -132,6 +166,7 @@ export async function writeGenesisState(
     await state.putAccount(addr, new Account(1n, 0n))
     await state.putCode(addr, hexToBytes(code as `0x${string}`))
   }
+  await installPredeploys(engine) // the smart-wallet factory and implementation (predeploys.ts)
   await state.commit()
   return state.getStateRoot()
 }
