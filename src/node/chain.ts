@@ -1,6 +1,6 @@
 // The block history: sealed blocks by number and hash, the pending (pre-confirmed) block,
 // and the transaction index. In memory; ethereumjs objects are kept only for transactions.
-import { BlockNotFoundError } from './errors.js'
+import { BlockNotFoundError, NodeError } from './errors.js'
 import type { BlockRecord, BlockRef, IncludedTx, LogFilter, MatchedLog } from './types.js'
 
 export const hexKey = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
@@ -31,6 +31,45 @@ export class Chain {
   /** Forget a pending block's transactions (used when a pending block is discarded). */
   dropPreconfirmed(block: BlockRecord): void {
     for (const t of block.txs) this.txs.delete(hexKey(t.hash))
+  }
+
+  /**
+   * Makes `blocks` the sealed history (evm_revert, anvil_reset, state loads): blocks past their
+   * common prefix with the current history leave the indexes. The pending block is the caller's.
+   */
+  replaceBlocks(blocks: BlockRecord[]): void {
+    let keep = 0
+    while (keep < blocks.length && keep < this.blocks.length && this.blocks[keep] === blocks[keep]) keep++
+    for (const block of this.blocks.splice(keep)) {
+      this.byHash.delete(hexKey(block.hash))
+      for (const t of block.txs) this.txs.delete(hexKey(t.hash))
+    }
+    for (const block of blocks.slice(keep)) this.addSealed(block)
+  }
+
+  /** Roots reads use instead of a sealed block's own: dev setters (anvil_setBalance…) move the head's. */
+  private readonly stateRoots = new WeakMap<BlockRecord, Uint8Array>()
+  /** Blocks below this number have no state in the trie (their history came from a state file). */
+  stateFrom = 0n
+
+  /** The state root reads at `block` use. */
+  stateRootOf(block: BlockRecord): Uint8Array {
+    if (block.header.number < this.stateFrom) {
+      throw new NodeError(
+        `state of block ${block.header.number} is not available (history before block ${this.stateFrom} was loaded from a state file)`,
+      )
+    }
+    return this.stateRoots.get(block) ?? block.header.stateRoot
+  }
+
+  /** The root set by dev setters for `block`, if any. */
+  stateRootOverride(block: BlockRecord): Uint8Array | undefined {
+    return this.stateRoots.get(block)
+  }
+
+  setStateRootOverride(block: BlockRecord, root: Uint8Array | undefined): void {
+    if (root) this.stateRoots.set(block, root)
+    else this.stateRoots.delete(block)
   }
 
   getTx(hash: Uint8Array): IncludedTx | undefined {

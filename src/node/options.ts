@@ -1,5 +1,8 @@
 // Node configuration: every CLI flag of `pcnode start` is one of these, with the same default.
 
+import { readFileSync } from 'node:fs'
+import { getProfile } from './profile.js'
+
 export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk'
 export const ETHER = 10n ** 18n
 export const GWEI = 10n ** 9n
@@ -24,6 +27,21 @@ export interface NodeOptions {
   /** Base fee of the first block, in wei. */
   baseFee?: bigint
   hardfork?: string
+  /**
+   * State file: loaded at start when it exists, written on stop() and every `stateInterval` blocks
+   * (README "State file"). '' = none, or `<dataDir>/state.json` when `dataDir` is set.
+   */
+  stateFile?: string
+  /** Sealed blocks between state-file writes; 0 writes only on stop(). */
+  stateInterval?: number
+  /** Folder for everything a user wants kept (the state file, the app server's data). '' = none. */
+  dataDir?: string
+  /** Chain profile (profile.ts): 'base' (default) or 'ethereum'; sets the block-time defaults. */
+  profile?: string
+  /** geth-format genesis file to start from instead of the dev genesis ('' = none; genesis-file.ts). */
+  genesisFile?: string
+  /** Concatenated RLP blocks to import on top of genesisFile at start ('' = none; chain-import.ts). */
+  importFile?: string
   /** Print nothing (library default). */
   silent?: boolean
   /** Where log lines go when not silent. */
@@ -45,15 +63,39 @@ export const DEFAULTS: ResolvedOptions = {
   gasLimit: 60_000_000n,
   baseFee: 1n * GWEI,
   hardfork: 'osaka',
+  stateFile: '',
+  stateInterval: 10,
+  dataDir: '',
+  profile: 'base',
+  genesisFile: '',
+  importFile: '',
   silent: true,
 }
 
 export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
-  const resolved = { ...DEFAULTS, ...defined } as ResolvedOptions
+  const profile = getProfile((defined.profile as string | undefined) ?? DEFAULTS.profile)
+  const fromGenesis = defined.genesisFile ? { chainId: genesisChainId(defined.genesisFile as string) } : {}
+  const profileDefaults = { blockTime: profile.blockTime, preconfInterval: profile.preconfInterval }
+  const resolved = { ...DEFAULTS, ...profileDefaults, ...fromGenesis, ...defined } as ResolvedOptions
+  if (resolved.importFile && !resolved.genesisFile) throw new Error('--import needs --genesis')
   if (!Number.isSafeInteger(resolved.chainId) || resolved.chainId <= 0) throw new Error(`invalid chain id: ${resolved.chainId}`)
   if (resolved.blockTime < 0) throw new Error('block time must be >= 0')
   if (resolved.preconfInterval < 0) throw new Error('pre-confirmation interval must be >= 0')
   if (resolved.accounts < 0 || resolved.accounts > 1000) throw new Error('accounts must be between 0 and 1000')
+  if (!Number.isSafeInteger(resolved.stateInterval) || resolved.stateInterval < 0) throw new Error('state interval must be >= 0')
   return resolved
+}
+
+/** `config.chainId` of a geth-format genesis file: the chain id when --chain-id is not given. */
+export function genesisChainId(file: string): number {
+  let genesis: { config?: { chainId?: unknown } }
+  try {
+    genesis = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (error) {
+    throw new Error(`cannot read genesis file ${file}: ${(error as Error).message}`)
+  }
+  const id = Number(genesis.config?.chainId)
+  if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`genesis file ${file} has no valid config.chainId`)
+  return id
 }

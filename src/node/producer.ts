@@ -40,10 +40,13 @@ export class BlockProducer {
     this.parentHeader = engine.header(chain.head.header)
   }
 
+  /** Seconds a new block's timestamp starts from; dev time control (evm_increaseTime) shifts it. */
+  clock: () => bigint = () => BigInt(Math.floor(Date.now() / 1000))
+
   /** Field defaults for a new block on top of the head (also used by calls at "pending"). */
   nextHeaderFields(timestamp?: bigint): HeaderFields {
     const parent = this.chain.head.header
-    const now = BigInt(Math.floor(Date.now() / 1000))
+    const now = this.clock()
     const ts = timestamp ?? (now > parent.timestamp ? now : parent.timestamp + 1n)
     return {
       parentHash: this.chain.head.hash,
@@ -71,6 +74,7 @@ export class BlockProducer {
   async open(timestamp?: bigint): Promise<BlockRecord> {
     if (this.chain.pending) return this.chain.pending
     const header = this.nextHeaderFields(timestamp)
+    this.engine.setHardforkFor?.(header.number, header.timestamp) // --genesis: the fork schedule's
     const { state, common } = this.engine
     await state.checkpoint()
     // EIP-4788 ring buffer: timestamp and beacon root.
@@ -197,6 +201,24 @@ export class BlockProducer {
     this.chain.addSealed(block)
     this.events.emit('block', { block })
     return block
+  }
+
+  /**
+   * Re-reads the head and the pending block from the chain after they were replaced under it
+   * (evm_revert, anvil_reset, state loads): the parent header, and the open block's execution
+   * context, encoded receipts and log count.
+   */
+  resync(): void {
+    this.parentHeader = this.engine.header(this.chain.head.header)
+    const block = this.chain.pending
+    const { common } = this.engine
+    this.ctxBlock = block ? createBlock({ header: toHeaderData(block.header) }, { common, setHardfork: false }) : undefined
+    this.encodedReceipts = (block?.txs ?? []).map(({ receipt: r, tx }) => {
+      const logs = r.logs.map((l) => [l.address, l.topics, l.data] as [Uint8Array, Uint8Array[], Uint8Array])
+      const receipt = { status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: r.logsBloom, logs }
+      return encodeReceipt(receipt, tx.type)
+    })
+    this.logCount = (block?.txs ?? []).reduce((n, t) => n + t.receipt.logs.length, 0)
   }
 
   /** Hash of the pending block as it stands (Base computes it from the current flashblock). */

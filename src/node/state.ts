@@ -1,6 +1,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
-import { type Address, unpadBytes } from '@ethereumjs/util'
+import { type Account, type Address, unpadBytes } from '@ethereumjs/util'
+import { Preimages } from './preimages.js'
 
 /**
  * MerkleStateManager whose putStorage writes to the storage cache only.
@@ -8,7 +9,16 @@ import { type Address, unpadBytes } from '@ethereumjs/util'
  * and put() returns undefined), costing ~0.3 ms each; flush() at commit persists the cache anyway.
  */
 export class FastStateManager extends MerkleStateManager {
+  /** Keys written, for dumping the state (the trie only has their hashes). Absent on shallow copies. */
+  readonly preimages?: Preimages = new Preimages()
+
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    this.preimages?.account(address.bytes)
+    return super.putAccount(address, account)
+  }
+
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    this.preimages?.slot(address.bytes, key)
     const storage = this._caches?.storage
     if (storage === undefined) return super.putStorage(address, key, value)
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')

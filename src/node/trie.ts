@@ -28,11 +28,21 @@ function compare(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length
 }
 
-export function trieRoot(entries: Array<[Uint8Array, Uint8Array]>, keccak: Hash): Uint8Array {
+/** `onNode` receives every node stored by hash (as a trie database keeps them), the root last. */
+export function trieRoot(
+  entries: Array<[Uint8Array, Uint8Array]>,
+  keccak: Hash,
+  onNode?: (hash: Uint8Array, encoded: Uint8Array) => void,
+): Uint8Array {
   if (entries.length === 0) return keccak(RLP.encode(EMPTY))
   const items = entries.map(([k, v]) => [toNibbles(k), v] as const).sort((x, y) => compare(x[0], y[0]))
   // A node shorter than 32 bytes is embedded in its parent instead of referenced by hash.
-  const ref = (encoded: Uint8Array) => (encoded.length < 32 ? (RLP.decode(encoded) as Uint8Array) : keccak(encoded))
+  const hashed = (encoded: Uint8Array) => {
+    const hash = keccak(encoded)
+    onNode?.(hash, encoded)
+    return hash
+  }
+  const ref = (encoded: Uint8Array) => (encoded.length < 32 ? (RLP.decode(encoded) as Uint8Array) : hashed(encoded))
   const build = (lo: number, hi: number, depth: number): Uint8Array => {
     if (hi - lo === 1) return RLP.encode([hexPrefix(items[lo][0].subarray(depth), true), items[lo][1]])
     const first = items[lo][0]
@@ -55,7 +65,7 @@ export function trieRoot(entries: Array<[Uint8Array, Uint8Array]>, keccak: Hash)
     const encoded = RLP.encode(branch)
     return p > depth ? RLP.encode([hexPrefix(first.subarray(depth, p), false), ref(encoded)]) : encoded
   }
-  return keccak(build(0, items.length, 0))
+  return hashed(build(0, items.length, 0))
 }
 
 /** Root of a list trie (transactions, receipts, withdrawals): keys are RLP(index). */
