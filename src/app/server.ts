@@ -22,7 +22,7 @@ export interface AppServerOptions {
   /** 'full' (default): nonce, expiry, signature; 'simple': signature, then expiry, no nonce tracking. */
   verifyMode?: VerifyMode
   log?: (line: string) => void
-  /** Extra routes (the smart-wallet helpers the page's passkey path uses). */
+  /** Extra routes (the smart-wallet helpers the page's passkey path uses); default: `passkeyRoutes` (wallet-routes.ts). */
   routes?: Record<string, (body: unknown, ctx: AppContext) => Promise<unknown>>
 }
 
@@ -41,7 +41,8 @@ export interface StartedAppServer {
 
 const MAX_BODY = 256 * 1024
 
-class HttpError extends Error {
+/** A response with this status and `{error: message}`; route handlers throw it for bad input. */
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -81,6 +82,7 @@ export async function startAppServer(options: AppServerOptions): Promise<Started
     return { client: createPublicClient({ chain, transport }), state }
   }
   const ctx: AppContext = { chainId, rpcUrl: options.rpcUrl, client }
+  const routes = options.routes ?? (await import('./wallet-routes.js')).passkeyRoutes
   const nonces = new NonceStore(options.dataDir)
 
   const prepare = (url: URL) => {
@@ -154,7 +156,7 @@ export async function startAppServer(options: AppServerOptions): Promise<Started
       if (req.method !== 'POST') throw new HttpError(405, 'Use POST')
       return send(res, 200, await verify(await readJson(req)))
     }
-    const route = options.routes?.[url.pathname]
+    const route = routes[url.pathname]
     if (route && req.method === 'POST') return send(res, 200, await route(await readJson(req), ctx))
     throw new HttpError(404, `Not found: ${req.method} ${url.pathname}`)
   }
