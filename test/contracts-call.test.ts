@@ -89,6 +89,11 @@ describe('contracts', () => {
     expect(transfer).toBe(21000n)
   })
 
+  it('refuses to estimate a transfer the sender cannot fund', async () => {
+    const res = await node.rpc('eth_estimateGas', [{ from: '0x00000000000000000000000000000000000000cc', to: counter, value: '0x1' }])
+    expect(res.error).toEqual({ code: -32000, message: 'insufficient funds for transfer' })
+  })
+
   it('reports gas required exceeds allowance when the cap is too low', async () => {
     const data = encodeFunctionData({ abi: counterAbi, functionName: 'burn', args: [40n] })
     const res = await node.rpc('eth_estimateGas', [{ to: counter, data, gas: '0x7530' }])

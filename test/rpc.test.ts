@@ -110,6 +110,13 @@ describe('JSON-RPC envelope', () => {
     expect(BigInt(byHash.result)).toBe(10_000n * 10n ** 18n)
   })
 
+  it('BLOCKHASH returns the hashes of sealed blocks', async () => {
+    // Init code: PUSH1 0 BLOCKHASH PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN → blockhash(0).
+    const res = await node.rpc('eth_call', [{ data: '0x60004060005260206000f3' }, 'pending'])
+    const genesis = await node.publicClient.getBlock({ blockNumber: 0n })
+    expect(res.result).toBe(genesis.hash)
+  })
+
   it('serves fee methods viem uses', async () => {
     const fees = await node.publicClient.estimateFeesPerGas()
     expect(fees.maxFeePerGas).toBeGreaterThan(0n)

@@ -32,8 +32,10 @@ export async function estimateGas({ vm, common, block, req, cap, overrides }: Es
 
   let hi = req.gas !== undefined && req.gas >= TX_GAS ? req.gas : cap
   const feeCap = req.maxFeePerGas ?? req.gasPrice ?? 0n
+  const value = req.value ?? 0n
+  // geth: the value must be covered whether or not the call pays for gas.
+  if (value > balance) throw new ExecutionError('insufficient funds for transfer')
   if (feeCap > 0n) {
-    const value = req.value ?? 0n
     if (value >= balance && value > 0n) throw new ExecutionError('insufficient funds for transfer')
     const allowance = (balance - value) / feeCap
     if (allowance < hi) hi = allowance
