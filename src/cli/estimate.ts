@@ -2,7 +2,7 @@
 // ("pending"). A revert prints its decoded reason and exits 1; request errors exit 2.
 import chalk from 'chalk'
 import { type Command, InvalidArgumentError } from 'commander'
-import { DEFAULT_RPC_URL, EXIT_FAILED, fail, RpcCallError, revertReason, rpcRequest, usageExit } from './simulate.js'
+import { DEFAULT_RPC_URL, EXIT_FAILED, fail, loadRevertDecoder, RpcCallError, revertReason, rpcRequest, usageExit } from './simulate.js'
 import { parseAmount } from './units.js'
 
 interface EstimateFlags {
@@ -44,6 +44,7 @@ export function registerEstimate(program: Command): void {
 }
 
 async function runEstimate(flags: EstimateFlags): Promise<void> {
+  await loadRevertDecoder()
   const tx: Record<string, string> = {}
   if (flags.from) tx.from = flags.from
   if (flags.to) tx.to = flags.to

@@ -5,7 +5,6 @@ import { readFile } from 'node:fs/promises'
 import { stripVTControlCharacters } from 'node:util'
 import chalk from 'chalk'
 import type { Command } from 'commander'
-import { decodeRevertReason } from '../node/execution/revert.js'
 import { formatEther } from './units.js'
 
 export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545'
@@ -59,10 +58,17 @@ export async function rpcRequest(url: string, method: string, params: unknown[],
   return body.result
 }
 
+let decodeRevertReason: ((output: Uint8Array) => string | undefined) | undefined
+
+/** The revert decoder pulls in viem (~0.4 s): load it when a command runs, not at every CLI start. */
+export async function loadRevertDecoder(): Promise<void> {
+  decodeRevertReason ??= (await import('../node/execution/revert.js')).decodeRevertReason
+}
+
 /** "execution reverted: reason" from revert bytes (Error(string), Panic(uint256)), else undefined. */
 export function revertReason(data: unknown): string | undefined {
   if (typeof data !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(data)) return undefined
-  return decodeRevertReason(Buffer.from(data.slice(2), 'hex'))
+  return decodeRevertReason?.(Buffer.from(data.slice(2), 'hex'))
 }
 
 /** Prints an error the way every client subcommand does and sets the exit code. */
@@ -130,6 +136,7 @@ export function readSimulation(json: unknown): { payload: Record<string, unknown
 }
 
 async function runSimulate(file: string, flags: SimulateFlags): Promise<void> {
+  await loadRevertDecoder()
   let sim: ReturnType<typeof readSimulation>
   try {
     sim = readSimulation(JSON.parse(await readFile(file, 'utf8')))

@@ -1,0 +1,1370 @@
+#!/usr/bin/env node
+// `npm run bench`: pcnode and anvil side by side on this machine, in one run, as ratios.
+//
+//   node bench/bench.mjs [--quick] [--only boot,latency,throughput,burst,estimate,simulate]
+//                        [--json out.json] [--anvil PATH] [--pcnode-node-args "--cpu-prof ..."]
+//                        [--no-anvil] [--burst-bound-s S] [--help]
+//
+// Plain Node ESM; depends on viem (signing, keccak) and node built-ins. Every node is started
+// fresh for each scenario and configuration, on a free loopback port, and stopped (by PID) before
+// the next one starts; every loop is bounded in count and in time. JSON-RPC goes over node:http
+// with a keep-alive agent (Node 20's fetch costs ~1.7 ms of client CPU per request, which would
+// make this script the bottleneck; idea from ../shared/bench/rpcbench.mjs).
+//
+// Figures (issue 2, "Done when"):
+//   boot        spawn -> first answered eth_chainId (and -> first eth_getBalance), median of 5 each
+//   latency     send -> first poll (1 ms, start to start) returning a receipt; 100 sequential
+//               transfers, each after a random 0-200 ms sleep; p50/p99
+//   throughput  2,000 pre-signed transfers from one dev account, consecutive nonces, 32 in flight:
+//               acceptance rate, time until every receipt is served, losses, RSS
+//   burst       10,000 pre-signed transfers from 32 funded senders, 32 in flight: drains or stalls
+//   estimate    eth_estimateGas (transfer; ~200k-gas deployment) and eth_call of a view: medians of 200
+//   simulate    eth_simulateV1, 1 block x 100 transfers: median of 50 ("n/a" on -32601)
+
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import http from 'node:http'
+import net from 'node:net'
+import os from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { keccak256, toHex } from 'viem'
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const PCNODE_BIN = join(ROOT, 'bin', 'pcnode.js')
+const DEFAULT_ANVIL = join(ROOT, 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil')
+const MNEMONIC = 'test test test test test test test test test test test junk'
+const CHAIN_ID = 31337
+const GWEI = 1_000_000_000n
+// Generous fee cap: base fees rise under the burst (anvil's 30M-gas blocks fill up), 1 gwei tip.
+const MAX_FEE = 100n * GWEI
+const TIP = 1n * GWEI
+const SCENARIOS = ['boot', 'latency', 'throughput', 'burst', 'estimate', 'simulate']
+
+// Hand-assembled contracts (no compiler needed).
+// VIEW_RUNTIME: returns storage slot 0 (any calldata): PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+const VIEW_RUNTIME = '60005460005260206000f3'
+// Constructor: SSTORE(0, 42), then CODECOPY the 11-byte runtime from offset 0x10 and RETURN it.
+const VIEW_INITCODE = `0x602a600055600b8060106000396000f3${VIEW_RUNTIME}`
+const VIEW_RESULT = `0x${'2a'.padStart(64, '0')}`
+// Constructor that spins a counter 7692 times (26 gas per turn, ~200k gas) and then returns the
+// runtime (offset 0x18): PUSH2 0x1e0c loop: JUMPDEST PUSH1 1 SWAP1 SUB DUP1 PUSH1 3 JUMPI POP ...
+const HEAVY_INITCODE = `0x611e0c5b600190038060035750600b8060186000396000f3${VIEW_RUNTIME}`
+
+const FULL = {
+  bootRuns: 5,
+  latencyCount: 100,
+  latencyJitterMs: 200,
+  pollMs: 1,
+  throughputCount: 2000,
+  inFlight: 32,
+  burstCount: 10_000,
+  burstSenders: 32,
+  burstBoundS: 180,
+  estimateCount: 200,
+  simulateCount: 50,
+  simulateCalls: 100,
+  warmup: 5,
+}
+const QUICK = {
+  ...FULL,
+  bootRuns: 3,
+  latencyCount: 20,
+  throughputCount: 500,
+  burstCount: 2000,
+  burstBoundS: 60,
+  estimateCount: 50,
+  simulateCount: 10,
+}
+
+// Node configurations. pcnode runs as `node bin/pcnode.js start`, anvil from the devDependency.
+const CONFIGS = {
+  'pcnode(interval 0)': { kind: 'pcnode', args: ['--block-time', '2', '--preconf-interval', '0'] },
+  'pcnode(200ms)': { kind: 'pcnode', args: ['--block-time', '2', '--preconf-interval', '200ms'] },
+  'anvil(automine)': { kind: 'anvil', args: [] },
+  'anvil(bt 0.2)': { kind: 'anvil', args: ['--block-time', '0.2'] },
+  // What the boot figure spawns: the bare commands of the issue.
+  'pcnode(boot)': { kind: 'pcnode', args: [] },
+}
+
+function usage() {
+  return `pcnode bench: pcnode vs anvil on this machine, printed as pcnode/anvil ratios.
+
+  npm run bench -- [options]        (or: node bench/bench.mjs [options])
+
+  --quick                 smaller counts (boot 3, latency 20, throughput 500, burst 2000, estimate 50, simulate 10)
+  --only LIST             scenarios to run, comma-separated: ${SCENARIOS.join(',')} (default: all)
+  --json FILE             write every raw figure (samples, errors, memory, CPU) as JSON
+  --anvil PATH            anvil binary (default: the @foundry-rs/anvil-linux-amd64 devDependency; or $ANVIL)
+  --no-anvil              run pcnode only (ratios n/a); for quick checks while working on pcnode
+  --pcnode-node-args STR  extra node flags for the pcnode process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+  --burst-bound-s S       how long the burst may take to drain before it counts as stalled (default 180)
+  --help
+
+Run \`npm run build\` first: pcnode is started from dist/ through bin/pcnode.js.`
+}
+
+function parseArgs(argv) {
+  const o = { quick: false, only: [...SCENARIOS], json: null, anvil: process.env.ANVIL || DEFAULT_ANVIL, noAnvil: false }
+  o.pcnodeNodeArgs = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`)
+      return argv[++i]
+    }
+    if (a === '--quick') o.quick = true
+    else if (a === '--only') {
+      o.only = value()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+      for (const s of o.only)
+        if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario "${s}" (have ${SCENARIOS.join(', ')})`)
+    } else if (a === '--json') o.json = value()
+    else if (a === '--anvil') o.anvil = value()
+    else if (a === '--no-anvil') o.noAnvil = true
+    else if (a === '--pcnode-node-args') o.pcnodeNodeArgs = value().split(/\s+/).filter(Boolean)
+    else if (a === '--burst-bound-s') {
+      o.burstBoundS = Number(value())
+      if (!(o.burstBoundS > 0 && o.burstBoundS <= 3600)) throw new Error('--burst-bound-s must be in (0, 3600]')
+    } else if (a === '--help' || a === '-h') o.help = true
+    else throw new Error(`unknown option ${a}\n\n${usage()}`)
+  }
+  return o
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+const now = () => performance.now()
+const hexN = (x) => (x == null ? null : Number(BigInt(x)))
+const round = (x, d = 2) => (x == null || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d)
+const log = (...a) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a)
+const short = (s, n = 160) => {
+  s = String(s).replace(/\s+/g, ' ')
+  return s.length > n ? `${s.slice(0, n)}…` : s
+}
+
+function quantile(sorted, p) {
+  if (!sorted.length) return null
+  const idx = (sorted.length - 1) * p
+  const lo = Math.floor(idx)
+  const hi = Math.ceil(idx)
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (idx - lo)
+}
+
+function stats(samples) {
+  const s = samples.filter(Number.isFinite).sort((a, b) => a - b)
+  if (!s.length) return { n: 0, p50: null, p90: null, p99: null, min: null, max: null, mean: null }
+  return {
+    n: s.length,
+    p50: round(quantile(s, 0.5), 3),
+    p90: round(quantile(s, 0.9), 3),
+    p99: round(quantile(s, 0.99), 3),
+    min: round(s[0], 3),
+    max: round(s[s.length - 1], 3),
+    mean: round(s.reduce((a, b) => a + b, 0) / s.length, 3),
+  }
+}
+
+/** Errors grouped by message with numbers and hashes masked. */
+class ErrorLog {
+  constructor() {
+    this.count = 0
+    this.kinds = new Map()
+  }
+  add(e) {
+    this.count++
+    const msg = short(`${e?.code != null ? `[${e.code}] ` : ''}${e?.message ?? e}`, 200)
+    const key = msg.replace(/0x[0-9a-fA-F]{8,}/g, '<hex>').replace(/\d+(\.\d+)?/g, 'N')
+    const k = this.kinds.get(key)
+    if (k) k.count++
+    else this.kinds.set(key, { example: msg, count: 1 })
+  }
+  toJSON() {
+    return {
+      count: this.count,
+      top: [...this.kinds.values()].sort((a, b) => b.count - a.count).slice(0, 5),
+    }
+  }
+}
+
+/** Runs fn(i) for i in 0..count-1 with at most `concurrency` in flight, handing out no work after `deadline`. */
+async function runPool(count, concurrency, deadline, fn) {
+  let next = 0
+  const worker = async () => {
+    while (next < count && now() < deadline) await fn(next++)
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker))
+  return next
+}
+
+// /proc readers (Linux)
+let CLK_TCK = 100
+try {
+  CLK_TCK =
+    Number(
+      execFileSync('getconf', ['CLK_TCK'], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim(),
+    ) || 100
+} catch {}
+
+function memOf(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = (f) => Number(s.match(new RegExp(`^${f}:\\s+(\\d+)\\s*kB`, 'm'))?.[1] ?? Number.NaN)
+    return { rssMiB: round(kb('VmRSS') / 1024, 1), peakRssMiB: round(kb('VmHWM') / 1024, 1) }
+  } catch {
+    return { rssMiB: null, peakRssMiB: null }
+  }
+}
+
+function cpuOf(pid) {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' ')
+    return (Number(f[11]) + Number(f[12])) / CLK_TCK
+  } catch {
+    return null
+  }
+}
+
+/** Machine-wide busy CPU seconds (all cores) from /proc/stat, to see other load during a scenario. */
+function machineBusyS() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+    return (f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] || 0)) / CLK_TCK
+  } catch {
+    return null
+  }
+}
+
+/** CPU used meanwhile by the node, by this script, and by anything else on the machine. */
+function cpuMeter(pid) {
+  const node0 = cpuOf(pid)
+  const self0 = process.cpuUsage()
+  const busy0 = machineBusyS()
+  const t0 = now()
+  return () => {
+    const n = cpuOf(pid)
+    const self = process.cpuUsage(self0)
+    const busy = machineBusyS()
+    const nodeCpuS = n != null && node0 != null ? n - node0 : null
+    const benchCpuS = (self.user + self.system) / 1e6
+    const otherCpuS = busy != null && busy0 != null && nodeCpuS != null ? Math.max(0, busy - busy0 - nodeCpuS - benchCpuS) : null
+    return {
+      wallS: round((now() - t0) / 1000),
+      nodeCpuS: round(nodeCpuS),
+      benchCpuS: round(benchCpuS),
+      otherCpuS: round(otherCpuS),
+    }
+  }
+}
+
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const srv = net.createServer()
+    srv.unref()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address()
+      srv.close(() => resolvePort(port))
+    })
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON-RPC over node:http, keep-alive, with a hard timeout per request
+
+class RpcError extends Error {
+  constructor(message, code, data) {
+    super(message)
+    this.code = code
+    this.data = data
+  }
+}
+
+function makeRpc(port, defaultTimeoutMs = 10_000) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64, keepAliveMsecs: 1000 })
+  let id = 0
+  const rpc = (method, params = [], timeoutMs = defaultTimeoutMs) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })
+    return new Promise((resolveCall, reject) => {
+      let done = false
+      const finish = (err, val) => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        if (err) reject(err)
+        else resolveCall(val)
+      }
+      const req = http.request(
+        {
+          hostname: '127.0.0.1',
+          port,
+          path: '/',
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          const chunks = []
+          res.on('data', (c) => chunks.push(c))
+          res.on('error', (e) => finish(new RpcError(`transport: ${e.message}`, 'TRANSPORT')))
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8')
+            let j
+            try {
+              j = JSON.parse(text)
+            } catch {
+              return finish(new RpcError(`HTTP ${res.statusCode}, non-JSON body: ${short(text)}`, `HTTP_${res.statusCode}`))
+            }
+            if (j?.error) return finish(new RpcError(j.error.message ?? JSON.stringify(j.error), j.error.code, j.error.data))
+            if (!j || !('result' in j)) return finish(new RpcError(`malformed response: ${short(text)}`, 'MALFORMED'))
+            finish(null, j.result)
+          })
+        },
+      )
+      const timer = setTimeout(() => {
+        finish(new RpcError(`timeout after ${timeoutMs} ms`, 'TIMEOUT'))
+        req.destroy()
+      }, timeoutMs)
+      req.on('error', (e) => finish(new RpcError(`transport: ${e.message}`, e.code ?? 'TRANSPORT')))
+      req.end(body)
+    })
+  }
+  rpc.close = () => agent.destroy()
+  return rpc
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spawned nodes: started on loopback, tracked, always stopped (SIGTERM, then SIGKILL)
+
+const live = new Set()
+/** --no-anvil: the report leaves the anvil columns out. */
+let SKIP_ANVIL = false
+
+function killAllNow() {
+  for (const n of live) {
+    try {
+      n.child.kill('SIGKILL')
+    } catch {}
+  }
+}
+process.on('exit', killAllNow)
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    log(`${sig}: stopping spawned nodes`)
+    killAllNow()
+    process.exit(130)
+  })
+}
+
+async function startNode(name, opts, { waitReady = true } = {}) {
+  const cfg = CONFIGS[name]
+  const port = await freePort()
+  // Refuse to talk to something that already answers there (the port was free a moment ago).
+  const probe = makeRpc(port, 300)
+  const answered = await probe('eth_chainId').then(
+    () => true,
+    () => false,
+  )
+  probe.close()
+  if (answered) throw new Error(`something already answers on 127.0.0.1:${port}`)
+  const common = ['--host', '127.0.0.1', '--port', String(port), '--silent']
+  const [cmd, args] =
+    cfg.kind === 'pcnode'
+      ? [process.execPath, [...opts.pcnodeNodeArgs, PCNODE_BIN, 'start', ...common, ...cfg.args]]
+      : [opts.anvil, [...common, ...cfg.args]]
+  const t0 = now()
+  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] })
+  const node = { name, kind: cfg.kind, port, child, pid: child.pid, t0, stderr: '', exited: false, exitCode: null }
+  node.exit = new Promise((r) =>
+    child.once('exit', (code, signal) => {
+      node.exited = true
+      node.exitCode = code ?? signal
+      live.delete(node)
+      r()
+    }),
+  )
+  child.once('error', (e) => {
+    node.stderr += `spawn error: ${e.message}\n`
+  })
+  child.stderr.on('data', (d) => {
+    node.stderr = (node.stderr + d.toString()).slice(-16_384)
+  })
+  live.add(node)
+  node.rpc = makeRpc(port)
+  node.stop = async () => {
+    node.rpc.close()
+    if (!node.exited) {
+      child.kill('SIGTERM')
+      await Promise.race([node.exit, sleep(5000)])
+    }
+    if (!node.exited) {
+      child.kill('SIGKILL')
+      await Promise.race([node.exit, sleep(3000)])
+    }
+  }
+  if (waitReady) {
+    try {
+      await waitForChainId(node, 60_000)
+      await waitForEngine(node, 60_000)
+    } catch (e) {
+      await node.stop()
+      throw e
+    }
+  }
+  return node
+}
+
+/** Polls eth_chainId every 2 ms until it answers; returns ms since spawn. */
+async function waitForChainId(node, boundMs) {
+  for (let i = 0; i < 100_000; i++) {
+    if (node.exited) throw new Error(`${node.name} exited (${node.exitCode}) before answering: ${short(node.stderr, 400)}`)
+    const s = now()
+    try {
+      const id = await node.rpc('eth_chainId', [], 1000)
+      const ms = now() - node.t0
+      if (hexN(id) !== CHAIN_ID) throw new Error(`${node.name}: chain id ${id}, expected ${CHAIN_ID}`)
+      return ms
+    } catch (e) {
+      if (!(e instanceof RpcError)) throw e
+    }
+    if (now() - node.t0 > boundMs) throw new Error(`${node.name} did not answer eth_chainId within ${boundMs} ms`)
+    const w = 2 - (now() - s)
+    if (w > 0) await sleep(w)
+  }
+  throw new Error('unreachable')
+}
+
+/** Polls eth_getBalance of dev account 0 (needs the execution engine) until it answers. */
+async function waitForEngine(node, boundMs) {
+  for (let i = 0; i < 100_000; i++) {
+    if (node.exited) throw new Error(`${node.name} exited (${node.exitCode}): ${short(node.stderr, 400)}`)
+    const s = now()
+    try {
+      const bal = await node.rpc('eth_getBalance', [DEV[0].address, 'latest'], 5000)
+      if (BigInt(bal) === 0n) throw new Error(`${node.name}: dev account 0 has no balance`)
+      return now() - node.t0
+    } catch (e) {
+      if (!(e instanceof RpcError)) throw e
+    }
+    if (now() - node.t0 > boundMs) throw new Error(`${node.name}: engine not ready within ${boundMs} ms`)
+    const w = 2 - (now() - s)
+    if (w > 0) await sleep(w)
+  }
+  throw new Error('unreachable')
+}
+
+async function withNode(name, opts, fn) {
+  log(`starting ${name}`)
+  const node = await startNode(name, opts)
+  try {
+    const result = await fn(node)
+    if (node.kind === 'pcnode' && node.stderr.trim()) result.nodeStderr = short(node.stderr, 2000)
+    return result
+  } finally {
+    await node.stop()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accounts and pre-signed transactions (same genesis on both nodes, so signed once for all)
+
+const DEV = Array.from({ length: 3 }, (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }))
+const recipient = (tag, i) => `0x${keccak256(toHex(`pcnode-bench:${tag}:${i}`)).slice(26)}`
+
+async function signTransfer(account, nonce, to, value = 1n) {
+  return account.signTransaction({
+    chainId: CHAIN_ID,
+    type: 'eip1559',
+    nonce,
+    to,
+    value,
+    gas: 21000n,
+    maxFeePerGas: MAX_FEE,
+    maxPriorityFeePerGas: TIP,
+  })
+}
+
+async function signedSet(account, count, tag) {
+  const raws = new Array(count)
+  for (let i = 0; i < count; i++) raws[i] = await signTransfer(account, i, recipient(tag, i))
+  return { raws, hashes: raws.map((r) => keccak256(r)) }
+}
+
+/** Burst: `senders` fresh keys funded by dev account 1; transaction k is sender k % S's nonce floor(k / S). */
+async function burstSet(count, senders) {
+  const keys = Array.from({ length: senders }, (_, j) => privateKeyToAccount(keccak256(toHex(`pcnode-bench:sender:${j}`))))
+  const perSender = Math.ceil(count / senders)
+  const fundWei = (BigInt(perSender) * 21000n * MAX_FEE * 3n) / 2n + 10n ** 16n
+  const funding = []
+  for (let j = 0; j < senders; j++) funding.push(await signTransfer(DEV[1], j, keys[j].address, fundWei))
+  const raws = new Array(count)
+  const tails = new Array(senders).fill(-1)
+  for (let k = 0; k < count; k++) {
+    const j = k % senders
+    raws[k] = await signTransfer(keys[j], Math.floor(k / senders), recipient(`burst${j}`, k))
+    tails[j] = k
+  }
+  return { keys, funding, raws, hashes: raws.map((r) => keccak256(r)), tails }
+}
+
+async function waitReceipt(node, hash, boundMs, pollMs = 5) {
+  const t0 = now()
+  for (let i = 0; i < 1_000_000; i++) {
+    const s = now()
+    let r = null
+    try {
+      r = await node.rpc('eth_getTransactionReceipt', [hash])
+    } catch (e) {
+      if (now() - t0 > boundMs) throw e
+    }
+    if (r) return r
+    if (now() - t0 > boundMs) throw new RpcError(`no receipt for ${hash} within ${boundMs} ms`, 'RECEIPT_TIMEOUT')
+    const w = pollMs - (now() - s)
+    if (w > 0) await sleep(w)
+  }
+  throw new Error('unreachable')
+}
+
+/** Fetches every receipt (32 in flight, bounded); counts present / status 0x1 / blocks. */
+async function verifyReceipts(node, hashes, boundMs) {
+  const deadline = now() + boundMs
+  let present = 0
+  let success = 0
+  let preconfirmed = 0
+  const blocks = new Set()
+  const errs = new ErrorLog()
+  const checked = await runPool(hashes.length, 32, deadline, async (i) => {
+    try {
+      const r = await node.rpc('eth_getTransactionReceipt', [hashes[i]])
+      if (!r) return
+      present++
+      if (r.status === '0x1') success++
+      if (!r.blockHash || /^0x0*$/.test(r.blockHash)) preconfirmed++
+      blocks.add(r.blockNumber)
+    } catch (e) {
+      errs.add(e)
+    }
+  })
+  return { checked, present, success, preconfirmedAtCheck: preconfirmed, blocks: blocks.size, errors: errs.toJSON() }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+async function scenarioBoot(opts, P) {
+  const pairs = [
+    ['pcnode', 'pcnode(boot)'],
+    ['anvil', 'anvil(automine)'],
+  ].filter(([k]) => !(opts.noAnvil && k === 'anvil'))
+  const out = {}
+  for (const [k] of pairs) out[k] = { chainIdMs: [], engineReadyMs: [], errors: [] }
+  // One untimed warm-up spawn each (file cache), then interleaved runs.
+  for (let run = -1; run < P.bootRuns; run++) {
+    for (const [k, name] of pairs) {
+      const node = await startNode(name, opts, { waitReady: false })
+      try {
+        const chainIdMs = await waitForChainId(node, 30_000)
+        const readyMs = await waitForEngine(node, 30_000)
+        if (run >= 0) {
+          out[k].chainIdMs.push(round(chainIdMs, 1))
+          out[k].engineReadyMs.push(round(readyMs, 1))
+        }
+      } catch (e) {
+        out[k].errors.push(short(e.message, 300))
+      } finally {
+        await node.stop()
+      }
+    }
+  }
+  for (const k of Object.keys(out)) {
+    out[k].chainId = stats(out[k].chainIdMs)
+    out[k].engineReady = stats(out[k].engineReadyMs)
+  }
+  log(
+    `boot: ${Object.entries(out)
+      .map(([k, v]) => `${k} ${v.chainId.p50} ms`)
+      .join(', ')}`,
+  )
+  return out
+}
+
+async function scenarioLatency(opts, P, set) {
+  const names = ['pcnode(interval 0)', 'pcnode(200ms)', 'anvil(automine)', 'anvil(bt 0.2)'].filter(
+    (n) => !(opts.noAnvil && n.startsWith('anvil')),
+  )
+  const out = {}
+  for (const name of names) {
+    out[name] = await withNode(name, opts, async (node) => {
+      const N = P.latencyCount
+      const total = []
+      const send = []
+      const polls = []
+      const errs = new ErrorLog()
+      let preconfirmed = 0
+      let statusOk = 0
+      const cpu = cpuMeter(node.pid)
+      const deadline = now() + 300_000
+      for (let i = 0; i < N && now() < deadline; i++) {
+        await sleep(Math.random() * P.latencyJitterMs)
+        const t0 = now()
+        let hash
+        try {
+          hash = await node.rpc('eth_sendRawTransaction', [set.raws[i]])
+        } catch (e) {
+          errs.add(e)
+          break
+        }
+        send.push(now() - t0)
+        let receipt = null
+        let np = 0
+        // First poll right after the send is answered, then every pollMs (start to start), up to 10 s.
+        for (; np < 100_000; ) {
+          const ps = now()
+          np++
+          try {
+            receipt = await node.rpc('eth_getTransactionReceipt', [hash])
+          } catch (e) {
+            errs.add(e)
+          }
+          if (receipt || now() - t0 > 10_000) break
+          const w = P.pollMs - (now() - ps)
+          if (w > 0) await sleep(w)
+        }
+        if (!receipt) {
+          errs.add(new RpcError(`no receipt for tx ${i} within 10 s`, 'RECEIPT_TIMEOUT'))
+          break
+        }
+        total.push(now() - t0)
+        polls.push(np)
+        if (receipt.status === '0x1') statusOk++
+        if (!receipt.blockHash || /^0x0*$/.test(receipt.blockHash)) preconfirmed++
+      }
+      const r = {
+        count: N,
+        completed: total.length,
+        receiptMs: stats(total),
+        sendRawMs: stats(send),
+        pollsPerTx: stats(polls),
+        statusOk,
+        preconfirmedReceipts: preconfirmed,
+        cpu: cpu(),
+        errors: errs.toJSON(),
+        samplesMs: total.map((x) => round(x, 3)),
+      }
+      log(`latency ${name}: p50 ${r.receiptMs.p50} ms, p99 ${r.receiptMs.p99} ms (${r.completed}/${N})`)
+      return r
+    })
+  }
+  return out
+}
+
+async function scenarioThroughput(opts, P, set) {
+  const names = ['pcnode(200ms)', 'anvil(bt 0.2)', 'anvil(automine)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
+  const out = {}
+  for (const name of names) {
+    out[name] = await withNode(name, opts, async (node) => {
+      const N = P.throughputCount
+      const lat = new Array(N).fill(Number.NaN)
+      const ok = new Array(N).fill(false)
+      const errs = new ErrorLog()
+      let mismatched = 0
+      const cpu = cpuMeter(node.pid)
+      const t0 = now()
+      const lastHash = set.hashes[N - 1]
+      let inclusion = null
+      const deadline = t0 + 180_000
+      // Inclusion: one sender's transactions are included in nonce order, so the receipt of the
+      // highest nonce means all are served. Its poller starts once that send has been answered.
+      const startInclusionPoll = () => {
+        inclusion = waitReceipt(node, lastHash, Math.max(1000, deadline - now()), 2).then(
+          (r) => ({ ms: now() - t0, receipt: r }),
+          (e) => ({ ms: null, error: e }),
+        )
+      }
+      await runPool(N, P.inFlight, deadline, async (i) => {
+        const s = now()
+        try {
+          const h = await node.rpc('eth_sendRawTransaction', [set.raws[i]])
+          lat[i] = now() - s
+          ok[i] = true
+          if (String(h).toLowerCase() !== set.hashes[i]) mismatched++
+        } catch (e) {
+          lat[i] = now() - s
+          errs.add(e)
+        }
+        if (i === N - 1) startInclusionPoll()
+      })
+      const submitMs = now() - t0
+      if (!inclusion) startInclusionPoll()
+      const inc = await inclusion
+      const cpuUse = cpu()
+      const accepted = ok.filter(Boolean).length
+      // Untimed checks: every receipt, the sender's nonce.
+      const verify = await verifyReceipts(node, set.hashes.slice(0, N), 120_000)
+      const pendingNonce = await node.rpc('eth_getTransactionCount', [DEV[0].address, 'pending']).then(hexN, () => null)
+      let latestNonce = null
+      const until = now() + 6000
+      for (let i = 0; i < 200 && now() < until; i++) {
+        latestNonce = await node.rpc('eth_getTransactionCount', [DEV[0].address, 'latest']).then(hexN, () => null)
+        if (latestNonce === N) break
+        await sleep(50)
+      }
+      const mem = memOf(node.pid)
+      const r = {
+        count: N,
+        inFlight: P.inFlight,
+        accepted,
+        rejected: errs.count,
+        hashMismatches: mismatched,
+        submitMs: round(submitMs),
+        acceptTps: round(accepted / (submitMs / 1000), 1),
+        sendRawMs: stats(lat.filter((_, i) => ok[i])),
+        sendRawSamplesMs: lat.map((x) => round(x)),
+        allServedMs: inc.ms == null ? null : round(inc.ms),
+        allServedError: inc.error ? short(inc.error.message) : null,
+        servedTps: inc.ms == null ? null : round(N / (inc.ms / 1000), 1),
+        receipts: verify,
+        noneLost: verify.present === N && verify.success === N && pendingNonce === N && latestNonce === N,
+        pendingNonce,
+        latestNonce,
+        memory: mem,
+        cpu: cpuUse,
+        errors: errs.toJSON(),
+      }
+      log(
+        `throughput ${name}: accepted ${accepted}/${N} at ${r.acceptTps} tx/s, all served after ${r.allServedMs} ms, ` +
+          `receipts ${verify.success}/${N} ok, nonce ${pendingNonce}/${latestNonce}, RSS ${mem.rssMiB} MiB`,
+      )
+      return r
+    })
+  }
+  return out
+}
+
+async function scenarioBurst(opts, P, burst) {
+  // anvil automine last: it is the one expected to stall (and grow), and it is killed at the bound.
+  const names = ['pcnode(200ms)', 'anvil(bt 0.2)', 'anvil(automine)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
+  const boundS = opts.burstBoundS ?? P.burstBoundS
+  const out = {}
+  for (const name of names) {
+    out[name] = await withNode(name, opts, async (node) => {
+      const N = burst.raws.length
+      // Fund the senders (untimed), in nonce order, and wait for the last funding receipt.
+      let lastFund
+      for (const raw of burst.funding) lastFund = await node.rpc('eth_sendRawTransaction', [raw])
+      const fr = await waitReceipt(node, lastFund, 30_000, 5)
+      if (fr.status !== '0x1') throw new Error(`${name}: funding failed`)
+      // Wait until the funding is visible to the pool's balance checks (anvil bt: mined already).
+      const ok = new Array(N).fill(false)
+      const lat = new Array(N).fill(Number.NaN)
+      const errs = new ErrorLog()
+      const cpu = cpuMeter(node.pid)
+      const t0 = now()
+      const deadline = t0 + boundS * 1000
+      let memGuard = null
+      await runPool(N, P.inFlight, deadline, async (k) => {
+        const s = now()
+        try {
+          await node.rpc('eth_sendRawTransaction', [burst.raws[k]], 30_000)
+          ok[k] = true
+        } catch (e) {
+          errs.add(e)
+        }
+        lat[k] = now() - s
+      })
+      const submitMs = now() - t0
+      const accepted = ok.filter(Boolean).length
+      log(`burst ${name}: ${accepted}/${N} accepted in ${round(submitMs)} ms; waiting for the drain (bound ${boundS} s)`)
+      // Drain: poll each sender's last transaction until every one has a receipt, or the bound.
+      const remaining = new Set(burst.tails.map((k) => burst.hashes[k]))
+      let drainedMs = null
+      let lastProgress = now()
+      let peakRss = 0
+      for (let round_ = 0; round_ < 1_000_000 && now() < deadline; round_++) {
+        const s = now()
+        await Promise.all(
+          [...remaining].map((h) =>
+            node
+              .rpc('eth_getTransactionReceipt', [h], 10_000)
+              .then((r) => r && remaining.delete(h))
+              .catch(() => {}),
+          ),
+        )
+        if (remaining.size === 0) {
+          drainedMs = now() - t0
+          break
+        }
+        const mem = memOf(node.pid)
+        peakRss = Math.max(peakRss, mem.rssMiB ?? 0)
+        if ((mem.rssMiB ?? 0) > 8192) {
+          memGuard = `stopped waiting: node RSS ${mem.rssMiB} MiB > 8 GiB`
+          break
+        }
+        if (now() - lastProgress > 10_000) {
+          lastProgress = now()
+          log(
+            `burst ${name}: ${remaining.size} senders not drained after ${round((now() - t0) / 1000, 1)} s, RSS ${mem.rssMiB} MiB`,
+          )
+        }
+        const w = 20 - (now() - s)
+        if (w > 0) await sleep(w)
+      }
+      const cpuUse = cpu()
+      // Mined = sum of the senders' 'latest' nonces (they start at 0).
+      let mined = 0
+      let minedError = null
+      for (const key of burst.keys) {
+        try {
+          mined += hexN(await node.rpc('eth_getTransactionCount', [key.address, 'latest'], 10_000))
+        } catch (e) {
+          minedError = short(e.message)
+        }
+      }
+      const verify = drainedMs != null ? await verifyReceipts(node, burst.hashes, 120_000) : null
+      const mem = memOf(node.pid)
+      const r = {
+        count: N,
+        senders: burst.keys.length,
+        inFlight: P.inFlight,
+        boundS,
+        accepted,
+        rejected: errs.count,
+        submitMs: round(submitMs),
+        acceptTps: round(accepted / (submitMs / 1000), 1),
+        sendRawMs: stats(lat.filter((_, i) => ok[i])),
+        sendRawSamplesMs: lat.map((x) => round(x)),
+        drained: drainedMs != null && verify?.present === N,
+        drainMs: drainedMs == null ? null : round(drainedMs),
+        sendersNotDrained: remaining.size,
+        minedLatest: mined,
+        minedError,
+        memGuard,
+        receipts: verify,
+        memory: { ...mem, peakRssSeenMiB: Math.max(peakRss, mem.rssMiB ?? 0) },
+        cpu: cpuUse,
+        errors: errs.toJSON(),
+      }
+      log(
+        `burst ${name}: ${r.drained ? `drained in ${r.drainMs} ms` : `stalled: ${mined} of ${N} mined`}, ` +
+          `RSS ${mem.rssMiB} MiB (peak ${mem.peakRssMiB})`,
+      )
+      return r
+    })
+  }
+  return out
+}
+
+async function seqLatency(count, warmup, deadline, fn, check) {
+  const lat = []
+  const errs = new ErrorLog()
+  let bad = 0
+  let first
+  for (let w = 0; w < warmup && now() < deadline; w++) {
+    try {
+      const r = await fn(w)
+      first ??= r
+    } catch (e) {
+      if (w === 0) return { unsupported: e.code === -32601, error: short(`[${e.code}] ${e.message}`, 300), latencyMs: stats([]) }
+      errs.add(e)
+    }
+  }
+  let i = 0
+  for (; i < count && now() < deadline; i++) {
+    const s = now()
+    try {
+      const r = await fn(i)
+      lat.push(now() - s)
+      first ??= r
+      if (check && !check(r)) bad++
+    } catch (e) {
+      errs.add(e)
+    }
+  }
+  return {
+    count,
+    completed: lat.length,
+    latencyMs: stats(lat),
+    samplesMs: lat.map((x) => round(x, 3)),
+    invalidResults: bad,
+    firstResult: typeof first === 'string' ? first : first === undefined ? null : short(JSON.stringify(first), 200),
+    errors: errs.toJSON(),
+  }
+}
+
+async function scenarioEstimateSimulate(opts, P, which) {
+  const names = ['pcnode(200ms)', 'anvil(automine)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
+  const out = { estimate: {}, simulate: {} }
+  const deployRaw = await DEV[2].signTransaction({
+    chainId: CHAIN_ID,
+    type: 'eip1559',
+    nonce: 0,
+    data: VIEW_INITCODE,
+    gas: 200_000n,
+    maxFeePerGas: MAX_FEE,
+    maxPriorityFeePerGas: TIP,
+  })
+  for (const name of names) {
+    await withNode(name, opts, async (node) => {
+      const deadline = now() + 300_000
+      if (which.includes('estimate')) {
+        // Deploy the view contract and wait until it is visible at 'latest' (pcnode: sealed, ≤ 2 s).
+        const hash = await node.rpc('eth_sendRawTransaction', [deployRaw])
+        const receipt = await waitReceipt(node, hash, 30_000, 5)
+        const address = receipt.contractAddress
+        if (receipt.status !== '0x1' || !address) throw new Error(`${name}: view contract deployment failed`)
+        for (let i = 0; i < 200; i++) {
+          const code = await node.rpc('eth_getCode', [address, 'latest'])
+          if (code && code !== '0x') break
+          await sleep(50)
+        }
+        const e = {}
+        e.transfer = await seqLatency(
+          P.estimateCount,
+          P.warmup,
+          deadline,
+          (i) => node.rpc('eth_estimateGas', [{ from: DEV[0].address, to: recipient('est', i), value: '0x1' }]),
+          (r) => hexN(r) === 21000,
+        )
+        e.deploy = await seqLatency(
+          P.estimateCount,
+          P.warmup,
+          deadline,
+          () => node.rpc('eth_estimateGas', [{ from: DEV[0].address, data: HEAVY_INITCODE }]),
+          (r) => hexN(r) > 200_000 && hexN(r) < 300_000,
+        )
+        e.call = await seqLatency(
+          P.estimateCount,
+          P.warmup,
+          deadline,
+          () => node.rpc('eth_call', [{ to: address, data: '0x' }, 'latest']),
+          (r) => String(r).toLowerCase() === VIEW_RESULT,
+        )
+        log(
+          `estimate ${name}: transfer ${e.transfer.latencyMs.p50} ms, deploy ${e.deploy.latencyMs.p50} ms, call ${e.call.latencyMs.p50} ms`,
+        )
+        out.estimate[name] = e
+      }
+      if (which.includes('simulate')) {
+        const payload = (rep) => {
+          const sender = recipient('simsender', rep % 4)
+          const calls = Array.from({ length: P.simulateCalls }, (_, c) => ({
+            from: sender,
+            to: recipient('sim', c),
+            value: '0x1',
+            gas: '0x5208',
+          }))
+          return [
+            {
+              blockStateCalls: [{ calls, stateOverrides: { [sender]: { balance: '0x3635c9adc5dea00000' } } }],
+              validation: false,
+              traceTransfers: false,
+              returnFullTransactions: false,
+            },
+            'latest',
+          ]
+        }
+        const check = (r) =>
+          Array.isArray(r) &&
+          r.length === 1 &&
+          r[0]?.calls?.length === P.simulateCalls &&
+          r[0].calls.every((c) => c.status === '0x1')
+        const s = await seqLatency(P.simulateCount, P.warmup, deadline, (i) => node.rpc('eth_simulateV1', payload(i)), check)
+        delete s.firstResult
+        log(`simulate ${name}: ${s.unsupported ? `n/a (${s.error})` : `${s.latencyMs.p50} ms`}`)
+        out.simulate[name] = s
+      }
+      return {}
+    })
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function fmt(v, unit) {
+  if (v == null || (typeof v === 'number' && !Number.isFinite(v))) return 'n/a'
+  if (typeof v === 'string') return v
+  const a = Math.abs(v)
+  const s = a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2)
+  return unit ? `${s} ${unit}` : s
+}
+
+function ratio(a, b) {
+  return typeof a === 'number' && typeof b === 'number' && Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? a / b : null
+}
+
+/** One printed line: label, pcnode value, then each anvil value with the pcnode/anvil ratio, then the aim. */
+function line(label, pc, anvils, unit, aim) {
+  let s = label.padEnd(40)
+  s += `${pc.name} ${fmt(pc.value, unit)}`.padEnd(32)
+  for (const a of anvils) {
+    if (SKIP_ANVIL) break
+    const r = ratio(pc.value, a.value)
+    const text = `${a.name} ${fmt(a.value, unit)}`
+    s +=
+      typeof a.value === 'string'
+        ? `${text}  `.padEnd(45)
+        : text.padEnd(32) + `ratio ${r == null ? 'n/a' : r.toFixed(2)}`.padEnd(13)
+  }
+  if (aim) s += `aim ${aim.text}: ${aim.pass == null ? 'n/a' : aim.pass ? 'met' : 'MISSED'}`
+  return s.trimEnd()
+}
+
+function buildReport(results) {
+  const L = []
+  const aims = []
+  const aim = (text, pass) => {
+    aims.push({ text, pass })
+    return { text, pass }
+  }
+  const { boot, latency, throughput, burst, estimate, simulate } = results.scenarios
+  if (boot) {
+    L.push('', `== boot: spawn -> first answered request, median of ${results.params.bootRuns} (after 1 untimed warm-up)`)
+    const p = boot.pcnode?.chainId.p50
+    const a = boot.anvil?.chainId.p50
+    L.push(
+      line(
+        'boot -> eth_chainId',
+        { name: 'pcnode', value: p },
+        [{ name: 'anvil', value: a }],
+        'ms',
+        aim('≤ 500 ms', p == null ? null : p <= 500),
+      ),
+    )
+    L.push(
+      line(
+        'boot -> eth_getBalance (engine ready)',
+        { name: 'pcnode', value: boot.pcnode?.engineReady.p50 },
+        [{ name: 'anvil', value: boot.anvil?.engineReady.p50 }],
+        'ms',
+      ),
+    )
+  }
+  if (latency) {
+    L.push('', `== send -> served receipt, ${results.params.latencyCount} sequential transfers, random 0-200 ms gaps, 1 ms polls`)
+    const get = (n, q) => latency[n]?.receiptMs?.[q]
+    const anv = (q) => [
+      { name: 'anvil(automine)', value: get('anvil(automine)', q) },
+      { name: 'anvil(bt 0.2)', value: get('anvil(bt 0.2)', q) },
+    ]
+    const p0 = get('pcnode(interval 0)', 'p50')
+    const p2 = get('pcnode(200ms)', 'p50')
+    const p2q = get('pcnode(200ms)', 'p99')
+    L.push(
+      line(
+        'send→receipt p50 (interval 0)',
+        { name: 'pcnode', value: p0 },
+        anv('p50'),
+        'ms',
+        aim('≤ 5 ms', p0 == null ? null : p0 <= 5),
+      ),
+    )
+    L.push(line('send→receipt p99 (interval 0)', { name: 'pcnode', value: get('pcnode(interval 0)', 'p99') }, anv('p99'), 'ms'))
+    L.push(
+      line(
+        'send→receipt p50 (interval 200ms)',
+        { name: 'pcnode', value: p2 },
+        anv('p50'),
+        'ms',
+        aim('≤ 105 ms', p2 == null ? null : p2 <= 105),
+      ),
+    )
+    L.push(
+      line(
+        'send→receipt p99 (interval 200ms)',
+        { name: 'pcnode', value: p2q },
+        anv('p99'),
+        'ms',
+        aim('≤ 205 ms', p2q == null ? null : p2q <= 205),
+      ),
+    )
+    L.push(
+      line(
+        'eth_sendRawTransaction p50 (interval 0)',
+        { name: 'pcnode', value: latency['pcnode(interval 0)']?.sendRawMs.p50 },
+        [{ name: 'anvil(automine)', value: latency['anvil(automine)']?.sendRawMs.p50 }],
+        'ms',
+      ),
+    )
+    for (const [n, r] of Object.entries(latency)) {
+      L.push(
+        `  ${n.padEnd(20)} ${r.completed}/${r.count} receipts, ${r.statusOk} status 0x1, ${r.preconfirmedReceipts} pre-confirmed (zero blockHash), ` +
+          `${r.errors.count} errors${r.errors.count ? `: ${r.errors.top[0].example}` : ''}`,
+      )
+    }
+  }
+  if (throughput) {
+    const N = results.params.throughputCount
+    L.push('', `== throughput: ${N} pre-signed transfers, 1 sender, consecutive nonces, ${results.params.inFlight} in flight`)
+    const t = (n) => throughput[n]
+    const row = (label, f, unit, aimObj) =>
+      line(
+        label,
+        { name: 'pcnode', value: f(t('pcnode(200ms)')) },
+        [
+          { name: 'anvil(bt 0.2)', value: f(t('anvil(bt 0.2)')) },
+          { name: 'anvil(automine)', value: f(t('anvil(automine)')) },
+        ],
+        unit,
+        aimObj,
+      )
+    const pcTps = t('pcnode(200ms)')?.acceptTps
+    const anvTps = Math.max(t('anvil(bt 0.2)')?.acceptTps ?? 0, t('anvil(automine)')?.acceptTps ?? 0) || null
+    L.push(
+      row(
+        'accepted tx/s (all sends answered)',
+        (r) => r?.acceptTps,
+        'tx/s',
+        aim('≥ anvil', pcTps == null || anvTps == null ? null : pcTps >= anvTps),
+      ),
+    )
+    L.push(row('eth_sendRawTransaction p50', (r) => r?.sendRawMs.p50, 'ms'))
+    L.push(row('eth_sendRawTransaction p99', (r) => r?.sendRawMs.p99, 'ms'))
+    const pc = t('pcnode(200ms)')
+    L.push(
+      row(
+        'all receipts served (s from 1st send)',
+        (r) => (r?.allServedMs == null ? null : r.allServedMs / 1000),
+        's',
+        aim('all pre-confirmed, none lost', pc ? pc.noneLost && pc.allServedMs != null : null),
+      ),
+    )
+    L.push(row('served tx/s', (r) => r?.servedTps, 'tx/s'))
+    L.push(row('RSS at end (MiB)', (r) => r?.memory.rssMiB, 'MiB'))
+    L.push(row('node CPU during scenario (s)', (r) => r?.cpu.nodeCpuS, 's'))
+    L.push(
+      row('bench / other procs CPU meanwhile (s)', (r) => (r ? `${fmt(r.cpu.benchCpuS)} / ${fmt(r.cpu.otherCpuS)}` : null), 's'),
+    )
+    for (const [n, r] of Object.entries(throughput)) {
+      L.push(
+        `  ${n.padEnd(20)} accepted ${r.accepted}/${r.count}, receipts ${r.receipts.present} present / ${r.receipts.success} status 0x1 ` +
+          `in ${r.receipts.blocks} blocks, nonce pending ${r.pendingNonce} latest ${r.latestNonce}, ${r.noneLost ? 'none lost' : 'LOSSES'}` +
+          `${r.allServedError ? `, ${r.allServedError}` : ''}${r.errors.count ? `, ${r.errors.count} send errors: ${r.errors.top[0].example}` : ''}`,
+      )
+    }
+  }
+  if (burst) {
+    const N = results.params.burstCount
+    L.push(
+      '',
+      `== burst: ${N} pre-signed transfers from ${results.params.burstSenders} senders, ${results.params.inFlight} in flight`,
+    )
+    const b = (n) => burst[n]
+    const row = (label, f, unit, aimObj) =>
+      line(
+        label,
+        { name: 'pcnode', value: f(b('pcnode(200ms)')) },
+        [
+          { name: 'anvil(bt 0.2)', value: f(b('anvil(bt 0.2)')) },
+          { name: 'anvil(automine)', value: f(b('anvil(automine)')) },
+        ],
+        unit,
+        aimObj,
+      )
+    const desc = (r) =>
+      !r ? null : r.drained ? `drained ${fmt(r.drainMs / 1000, 's')}` : `stalled: ${r.minedLatest} of ${r.count} mined`
+    const pc = b('pcnode(200ms)')
+    L.push(row('accepted tx/s', (r) => r?.acceptTps, 'tx/s'))
+    L.push(row('time to drain (s from 1st send)', (r) => (r?.drainMs == null ? null : r.drainMs / 1000), 's'))
+    L.push(row('outcome', desc, '', aim('drains completely', pc ? pc.drained : null)))
+    L.push(row('peak RSS (MiB)', (r) => r?.memory.peakRssMiB, 'MiB'))
+    for (const [n, r] of Object.entries(burst)) {
+      L.push(
+        `  ${n.padEnd(20)} accepted ${r.accepted}/${r.count}, ${r.receipts ? `receipts ${r.receipts.present} present / ${r.receipts.success} status 0x1 in ${r.receipts.blocks} blocks` : `${r.sendersNotDrained} senders not drained at the bound`}` +
+          `, in sealed blocks (latest nonces) ${r.minedLatest}${r.memGuard ? `, ${r.memGuard}` : ''}${r.errors.count ? `, ${r.errors.count} send errors: ${r.errors.top[0].example}` : ''}`,
+      )
+    }
+  }
+  if (estimate) {
+    L.push('', `== sequential calls, median of ${results.params.estimateCount} (after ${results.params.warmup} warm-ups)`)
+    const e = (n, k) => estimate[n]?.[k]?.latencyMs.p50
+    const row = (label, k) =>
+      line(
+        label,
+        { name: 'pcnode', value: e('pcnode(200ms)', k) },
+        [{ name: 'anvil(automine)', value: e('anvil(automine)', k) }],
+        'ms',
+      )
+    L.push(row('eth_estimateGas transfer p50', 'transfer'))
+    L.push(row('eth_estimateGas ~200k-gas deploy p50', 'deploy'))
+    L.push(row('eth_call view p50', 'call'))
+    for (const [n, r] of Object.entries(estimate)) {
+      L.push(
+        `  ${n.padEnd(20)} gas transfer ${hexNs(r.transfer.firstResult)}, deploy ${hexNs(r.deploy.firstResult)}; invalid results ` +
+          `${r.transfer.invalidResults + r.deploy.invalidResults + r.call.invalidResults}, errors ${r.transfer.errors.count + r.deploy.errors.count + r.call.errors.count}`,
+      )
+    }
+  }
+  if (simulate) {
+    L.push(
+      '',
+      `== eth_simulateV1, 1 block x ${results.params.simulateCalls} transfers, median of ${results.params.simulateCount}`,
+    )
+    const s = (n) => {
+      const r = simulate[n]
+      if (!r) return null
+      if (r.unsupported) return 'n/a (-32601)'
+      if (r.error) return `error: ${short(r.error, 40)}`
+      return r.latencyMs.p50
+    }
+    L.push(
+      line(
+        'eth_simulateV1 1x100 p50',
+        { name: 'pcnode', value: s('pcnode(200ms)') },
+        [{ name: 'anvil(automine)', value: s('anvil(automine)') }],
+        'ms',
+      ),
+    )
+    for (const [n, r] of Object.entries(simulate)) {
+      if (!r.unsupported && !r.error) L.push(`  ${n.padEnd(20)} invalid results ${r.invalidResults}, errors ${r.errors.count}`)
+    }
+  }
+  // Noise: CPU that other processes took from this 2-core-class machine while a node was measured.
+  const cores = results.machine.cores || 1
+  const shares = []
+  for (const sc of ['latency', 'throughput', 'burst']) {
+    for (const [n, r] of Object.entries(results.scenarios[sc] ?? {})) {
+      const c = r?.cpu
+      if (c?.otherCpuS != null && c.wallS > 0) shares.push(`${sc} ${n} ${Math.round((100 * c.otherCpuS) / (c.wallS * cores))}%`)
+    }
+  }
+  if (shares.length) L.push('', `other processes' share of the machine's CPU while measuring: ${shares.join(', ')}`)
+  const missed = aims.filter((a) => a.pass === false)
+  L.push(
+    '',
+    `aims: ${aims.filter((a) => a.pass).length} met, ${missed.length} missed${missed.length ? ` (${missed.map((a) => a.text).join('; ')})` : ''}`,
+  )
+  return L.join('\n')
+}
+
+const hexNs = (x) => (typeof x === 'string' && /^0x[0-9a-f]+$/i.test(x) ? String(hexN(x)) : 'n/a')
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+function machine(opts) {
+  let anvilVersion = 'n/a'
+  try {
+    anvilVersion = execFileSync(opts.anvil, ['--version'], { timeout: 10_000 }).toString().split('\n')[0].trim()
+  } catch {}
+  let commit = null
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: ROOT,
+      timeout: 5000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim()
+  } catch {}
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+  return {
+    cores: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? null,
+    memGiB: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    anvil: anvilVersion,
+    pcnode: `${pkg.version}${commit ? ` (${commit})` : ''}`,
+    loadavg: os.loadavg().map((x) => round(x)),
+    platform: `${os.platform()} ${os.release()}`,
+  }
+}
+
+/** Newest mtime under a directory (bounded walk), to warn when dist/ is older than src/. */
+function newestMtime(dir, depth = 0) {
+  let t = 0
+  if (depth > 6 || !existsSync(dir)) return t
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name)
+    if (e.isDirectory()) t = Math.max(t, newestMtime(p, depth + 1))
+    else t = Math.max(t, statSync(p).mtimeMs)
+  }
+  return t
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2))
+  if (opts.help) {
+    console.log(usage())
+    return
+  }
+  const P = opts.quick ? QUICK : FULL
+  SKIP_ANVIL = opts.noAnvil
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first')
+  if (newestMtime(join(ROOT, 'src')) > newestMtime(join(ROOT, 'dist')))
+    log('warning: src/ is newer than dist/ (run `npm run build`)')
+  if (!opts.noAnvil && !existsSync(opts.anvil)) throw new Error(`anvil not found at ${opts.anvil} (npm ci, or --anvil PATH)`)
+  const m = machine(opts)
+  console.log(
+    `pcnode bench${opts.quick ? ' (quick)' : ''} — ${m.cores} cores (${m.cpuModel}), ${m.memGiB} GiB, node ${m.node}, ` +
+      `${opts.noAnvil ? 'anvil skipped' : m.anvil}, pcnode ${m.pcnode}, loadavg ${m.loadavg.join(' ')}`,
+  )
+  console.log(`ratio = pcnode / anvil (for times lower is better, for tx/s higher is better); scenarios: ${opts.only.join(', ')}`)
+  const results = {
+    machine: m,
+    params: { ...P, burstBoundS: opts.burstBoundS ?? P.burstBoundS, quick: opts.quick },
+    configs: CONFIGS,
+    startedAt: new Date().toISOString(),
+    scenarios: {},
+  }
+  const want = (s) => opts.only.includes(s)
+  const t0 = now()
+  const ts = now()
+  const needTransfers = want('latency') || want('throughput')
+  const transfers = needTransfers ? await signedSet(DEV[0], Math.max(P.throughputCount, P.latencyCount), 'xfer') : null
+  const burst = want('burst') ? await burstSet(P.burstCount, P.burstSenders) : null
+  results.signMs = round(now() - ts)
+  if (needTransfers || burst) log(`pre-signed transactions in ${results.signMs} ms`)
+  const guarded = async (name, fn) => {
+    try {
+      results.scenarios[name] = await fn()
+    } catch (e) {
+      log(`${name} failed: ${e.stack ?? e}`)
+      results.errors = [...(results.errors ?? []), { scenario: name, error: short(e.message, 500) }]
+    }
+  }
+  if (want('boot')) await guarded('boot', () => scenarioBoot(opts, P))
+  if (want('latency')) await guarded('latency', () => scenarioLatency(opts, P, transfers))
+  if (want('throughput')) await guarded('throughput', () => scenarioThroughput(opts, P, transfers))
+  if (want('estimate') || want('simulate')) {
+    await guarded('calls', async () => {
+      const r = await scenarioEstimateSimulate(opts, P, opts.only)
+      if (want('estimate')) results.scenarios.estimate = r.estimate
+      if (want('simulate')) results.scenarios.simulate = r.simulate
+      return undefined
+    })
+    delete results.scenarios.calls
+  }
+  if (want('burst')) await guarded('burst', () => scenarioBurst(opts, P, burst))
+  results.totalS = round((now() - t0) / 1000, 1)
+  results.loadavgEnd = os.loadavg().map((x) => round(x))
+  const report = buildReport(results)
+  results.report = report
+  console.log(report)
+  if (results.errors?.length) for (const e of results.errors) console.log(`scenario ${e.scenario} failed: ${e.error}`)
+  console.log(`(total ${results.totalS} s; loadavg at end ${results.loadavgEnd.join(' ')})`)
+  if (opts.json) {
+    writeFileSync(opts.json, `${JSON.stringify(results, null, 2)}\n`)
+    console.log(`raw figures written to ${opts.json}`)
+  }
+  if (results.errors?.length) process.exitCode = 1
+}
+
+main()
+  .catch((e) => {
+    console.error(e?.stack ?? e)
+    process.exitCode = 1
+  })
+  .finally(() => {
+    killAllNow()
+  })
