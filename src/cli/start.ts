@@ -1,11 +1,13 @@
 // `pcnode start`: boot the node, print the banner, log transactions and blocks, stop on signals.
 import type { ChalkInstance } from 'chalk'
-import type { Command } from 'commander'
+import { type Command, Option } from 'commander'
 import type { StartedNode } from '../index.js'
-import { DEFAULTS, type NodeOptions } from '../node/options.js'
+import { DEFAULTS, genesisChainId, type NodeOptions } from '../node/options.js'
+import { getProfile } from '../node/profile.js'
+import { type AppFlags, AppStartError, parseAppPort, parseVerifyMode, type RunningApp, startAppForNode } from './start-app.js'
 import { formatEther, parseAmount, parseBigInt, parseDuration, parseInteger } from './units.js'
 
-interface StartFlags {
+interface StartFlags extends AppFlags {
   port: number
   host: string
   chainId: number
@@ -18,8 +20,23 @@ interface StartFlags {
   gasLimit: bigint
   baseFee: bigint
   hardfork: string
+  state?: string
+  stateInterval: number
+  dataDir?: string
   silent?: boolean
   json?: boolean
+  profile: string
+  genesis?: string
+  import?: string
+}
+
+/** Flags left at their default take the profile's value (block times) and the genesis file's chain id. */
+function applyProfileDefaults(flags: StartFlags, command: Command): void {
+  const profile = getProfile(flags.profile)
+  const unset = (name: string) => command.getOptionValueSource(name) === 'default'
+  if (unset('blockTime')) flags.blockTime = profile.blockTime
+  if (unset('preconfInterval')) flags.preconfInterval = profile.preconfInterval
+  if (flags.genesis && unset('chainId')) flags.chainId = genesisChainId(flags.genesis)
 }
 
 export function registerStart(program: Command): void {
@@ -30,27 +47,44 @@ export function registerStart(program: Command): void {
     .option('--host <host>', 'address to listen on', DEFAULTS.host)
     .option('--chain-id <id>', 'chain id', parseInteger('chain id', 1), DEFAULTS.chainId)
     .option('-a, --accounts <n>', 'number of funded dev accounts', parseInteger('accounts'), DEFAULTS.accounts)
-    .option('--balance <amount>', 'balance of each dev account (e.g. 10000eth)', parseAmount, DEFAULTS.balance)
+    .addOption(bigintOption('--balance <amount>', 'balance of each dev account (e.g. 10000eth)', parseAmount, DEFAULTS.balance, '10000eth'))
     .option('-m, --mnemonic <words>', 'mnemonic the dev accounts derive from', DEFAULTS.mnemonic)
-    .option(
-      '-b, --block-time <time>',
-      'time between sealed blocks: seconds or e.g. 500ms',
-      parseDuration('block time'),
-      DEFAULTS.blockTime,
+    .addOption(
+      new Option('-b, --block-time <time>', 'time between sealed blocks: seconds or e.g. 500ms')
+        .argParser(parseDuration('block time'))
+        .default(DEFAULTS.blockTime, `${DEFAULTS.blockTime / 1000}s`),
     )
-    .option(
-      '--preconf-interval <time>',
-      'time between flashblocks: e.g. 200ms or 0.2; 0 pre-confirms each transaction as it arrives',
-      parseDuration('pre-confirmation interval'),
-      DEFAULTS.preconfInterval,
+    .addOption(
+      new Option('--preconf-interval <time>', 'time between flashblocks: e.g. 200ms or 0.2; 0 pre-confirms each transaction as it arrives')
+        .argParser(parseDuration('pre-confirmation interval'))
+        .default(DEFAULTS.preconfInterval, `${DEFAULTS.preconfInterval}ms`),
     )
     .option('--no-mining', 'produce no blocks (transactions wait in the pool)')
-    .option('--gas-limit <gas>', 'block gas limit', parseBigInt('gas limit'), DEFAULTS.gasLimit)
-    .option('--base-fee <wei>', 'base fee of the first block, in wei (or e.g. 1gwei)', parseAmount, DEFAULTS.baseFee)
+    .addOption(bigintOption('--gas-limit <gas>', 'block gas limit', parseBigInt('gas limit'), DEFAULTS.gasLimit))
+    .addOption(bigintOption('--base-fee <wei>', 'base fee of the first block, in wei (or e.g. 1gwei)', parseAmount, DEFAULTS.baseFee, '1gwei'))
     .option('--hardfork <name>', 'hardfork (prague, osaka)', DEFAULTS.hardfork)
+    .option(
+      '--state <file>',
+      'load state from this file at start if it exists; write it on exit and every --state-interval blocks',
+    )
+    .option(
+      '--state-interval <blocks>',
+      'sealed blocks between state-file writes; 0 = on exit only',
+      parseInteger('state interval'),
+      DEFAULTS.stateInterval,
+    )
+    .option('--data-dir <dir>', 'folder for kept data; without --state the state file is <dir>/state.json')
+    // The example typed-data app (src/app, start-app.ts); it keeps its used nonces in --data-dir too.
+    .option('--app-port <port>', 'port of the example typed-data app; 0 picks a free one (default: 3001)', parseAppPort)
+    .option('--no-app', 'do not start the example typed-data app')
+    .option('--verify-mode <mode>', "the app's verification: full or simple", parseVerifyMode, 'full')
+    .option('--profile <name>', 'chain profile: base (2 s blocks, 200 ms pre-confirmations) or ethereum (geth: 12 s)', 'base')
+    .option('--genesis <file>', 'start from this geth-format genesis file (its chain id unless --chain-id)')
+    .option('--import <file>', 'with --genesis: import these concatenated RLP blocks at start; the last is the head')
     .option('--silent', 'print nothing but errors')
     .option('--json', 'print one JSON line with the node details once ready (for scripts)')
-    .action(async (flags: StartFlags) => {
+    .action(async (flags: StartFlags, command: Command) => {
+      applyProfileDefaults(flags, command)
       await runStart(flags)
     })
 }
@@ -72,6 +106,12 @@ async function runStart(flags: StartFlags): Promise<void> {
     gasLimit: flags.gasLimit,
     baseFee: flags.baseFee,
     hardfork: flags.hardfork,
+    stateFile: flags.state,
+    stateInterval: flags.stateInterval,
+    dataDir: flags.dataDir,
+    profile: flags.profile,
+    genesisFile: flags.genesis,
+    importFile: flags.import,
     silent: quiet,
     logger: (line) => console.error(line),
   }
@@ -86,26 +126,54 @@ async function runStart(flags: StartFlags): Promise<void> {
     process.exitCode = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 98 : 1
     return
   }
+  let app: RunningApp | undefined
+  try {
+    app = await startAppForNode(flags, started, (line) => console.error(line))
+  } catch (error) {
+    await started.stop().catch(() => {})
+    spinner?.fail(`pcnode failed to start: ${(error as Error).message}`)
+    if (!spinner) console.error(`pcnode failed to start: ${(error as Error).message}`)
+    process.exitCode = error instanceof AppStartError && error.code === 'EADDRINUSE' ? 98 : 1
+    return
+  }
   spinner?.succeed(`pcnode listening on ${started.rpcUrl}`)
   if (flags.json) {
     console.log(
-      JSON.stringify({ rpcUrl: started.rpcUrl, wsUrl: started.wsUrl, chainId: started.chainId, accounts: started.accounts }),
+      JSON.stringify({
+        rpcUrl: started.rpcUrl,
+        wsUrl: started.wsUrl,
+        chainId: started.chainId,
+        accounts: started.accounts,
+        appUrl: app?.url,
+      }),
     )
   } else if (!flags.silent) {
     const chalk = (await import('chalk')).default
-    console.log(banner(chalk, started, flags))
+    console.log(banner(chalk, started, flags, await import('../contracts/index.js'), app))
     followActivity(chalk, started)
   }
   const stop = async (signal: string) => {
     if (!quiet) console.log(`\n${signal} received, stopping…`)
-    await started.stop()
+    try {
+      await app?.stop()
+      await started.stop() // writes the state file (--state / --data-dir)
+    } catch (error) {
+      console.error(`pcnode: ${(error as Error).message}`)
+      process.exit(1)
+    }
     process.exit(0)
   }
   process.once('SIGINT', () => void stop('SIGINT'))
   process.once('SIGTERM', () => void stop('SIGTERM'))
 }
 
-function banner(chalk: ChalkInstance, started: StartedNode, flags: StartFlags): string {
+function banner(
+  chalk: ChalkInstance,
+  started: StartedNode,
+  flags: StartFlags,
+  predeploys: { WALLET_FACTORY_ADDRESS: string; WALLET_IMPLEMENTATION_ADDRESS: string },
+  app?: RunningApp,
+): string {
   const lines: string[] = []
   const title = chalk.bold.cyan
   lines.push('', title('                 pcnode — a pre-confirming local devnet'), '')
@@ -128,7 +196,22 @@ function banner(chalk: ChalkInstance, started: StartedNode, flags: StartFlags): 
   } else {
     lines.push(`Mining:            off (--no-mining)`)
   }
+  // Genesis predeploys (src/node/predeploys.ts), the same addresses on every chain id.
+  lines.push('', title('Predeploys'), title('=================='))
+  lines.push(`Wallet factory:    ${predeploys.WALLET_FACTORY_ADDRESS} (PcnodeWalletFactory)`)
+  lines.push(`Wallet impl.:      ${predeploys.WALLET_IMPLEMENTATION_ADDRESS} (PcnodeSmartWallet)`)
+  lines.push(`P256VERIFY:        0x0000000000000000000000000000000000000100 (precompile)`)
+  if (started.node.dev.stateFile) lines.push('', `State file:        ${started.node.dev.stateFile}`)
   lines.push('', `${chalk.green('RPC')}        ${started.rpcUrl}`, `${chalk.green('WebSocket')}  ${started.wsUrl}`, '')
+  if (app) {
+    // The example typed-data app: the page at /, /typed-data/prepare and /typed-data/verify.
+    const nonces = app.nonceFile ? `, used nonces in ${app.nonceFile}` : ', used nonces in memory'
+    lines.splice(
+      lines.length - 1,
+      0,
+      `${chalk.green('App')}        ${app.url} (typed-data example, verify mode ${app.verifyMode}${nonces})`,
+    )
+  }
   return lines.join('\n')
 }
 
@@ -155,4 +238,9 @@ function followActivity(chalk: ChalkInstance, started: StartedNode): void {
 
 function time(): string {
   return new Date().toISOString().slice(11, 23)
+}
+
+/** commander prints defaults with JSON.stringify, which throws on bigint: give it the text to show. */
+function bigintOption(flags: string, description: string, parse: (value: string) => bigint, value: bigint, shown = String(value)): Option {
+  return new Option(flags, description).argParser(parse).default(value, shown)
 }
