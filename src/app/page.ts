@@ -140,6 +140,9 @@ $('passkey').onclick = async () => {
     const wallet = await post('/wallet/passkey/address', publicKey)
     if (wallet.status !== 200) throw new Error(wallet.body.error)
     signer = wallet.body.address
+    // Show the wallet as the signer: the passkey owns it, the wallet's address is what is verified.
+    $('account').innerHTML = '<option>' + signer + ' (passkey wallet, undeployed)</option>'
+    $('wallet-kind').textContent = 'Passkey smart wallet ' + signer + ', verified through ERC-6492'
     payload = await prepareFor(signer)
     show('payload', payload)
     const challenge = await post('/wallet/passkey/challenge', { ...publicKey, typedData: payload })
