@@ -75,6 +75,8 @@ export interface Engine {
   keccak: (data: Uint8Array) => Uint8Array
   /** A read-only VM over the state at `stateRoot` (an older block's). Cached per root. */
   viewAt(stateRoot: Uint8Array): Promise<VM>
+  /** Like viewAt but a new, uncached VM of its own (a throwaway for work that flushes its state). */
+  freshViewAt(stateRoot: Uint8Array): Promise<VM>
   /** ethereumjs header object for the given fields (hash, next base fee, blob gas price). */
   header(fields: HeaderFields): BlockHeader
   blockHashes: BlockHashes
@@ -99,16 +101,18 @@ export async function createEngine(options: ResolvedOptions): Promise<Engine> {
   const keccak = customCrypto.keccak256 ?? ((d: Uint8Array) => common.customCrypto.keccak256!(d))
   const views = new Map<string, Promise<VM>>()
 
+  const freshViewAt = async (stateRoot: Uint8Array): Promise<VM> => {
+    const trie = (state as unknown as { _trie: { shallowCopy(includeCheckpoints: boolean): unknown } })._trie
+    const sm = new MerkleStateManager({ common, trie: trie.shallowCopy(false) as never, caches: new Caches() })
+    await sm.setStateRoot(stateRoot)
+    return createVM({ common, stateManager: sm, blockchain: blockHashes as never })
+  }
+
   const viewAt = (stateRoot: Uint8Array): Promise<VM> => {
     const key = Buffer.from(stateRoot).toString('hex')
     let view = views.get(key)
     if (!view) {
-      view = (async () => {
-        const trie = (state as unknown as { _trie: { shallowCopy(includeCheckpoints: boolean): unknown } })._trie
-        const sm = new MerkleStateManager({ common, trie: trie.shallowCopy(false) as never, caches: new Caches() })
-        await sm.setStateRoot(stateRoot)
-        return createVM({ common, stateManager: sm, blockchain: blockHashes as never })
-      })()
+      view = freshViewAt(stateRoot)
       views.set(key, view)
       view.catch(() => views.delete(key))
       // A few views cover "latest" and the blocks just before it; older ones are rebuilt on demand.
@@ -123,7 +127,19 @@ export async function createEngine(options: ResolvedOptions): Promise<Engine> {
     ? (blockNumber: bigint, timestamp: bigint) => void common.setHardforkBy({ blockNumber, timestamp })
     : undefined
 
-  return { common, vm, state, queue: new SerialQueue(), keccak, viewAt, header, blockHashes, genesisFile, setHardforkFor }
+  return {
+    common,
+    vm,
+    state,
+    queue: new SerialQueue(),
+    keccak,
+    viewAt,
+    freshViewAt,
+    header,
+    blockHashes,
+    genesisFile,
+    setHardforkFor,
+  }
 }
 
 export function toHeaderData(f: HeaderFields): HeaderData {

@@ -79,6 +79,9 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   const profileDefaults = { blockTime: profile.blockTime, preconfInterval: profile.preconfInterval }
   const resolved = { ...DEFAULTS, ...profileDefaults, ...fromGenesis, ...defined } as ResolvedOptions
   if (resolved.importFile && !resolved.genesisFile) throw new Error('--import needs --genesis')
+  if (fromGenesis.chainId !== undefined && resolved.chainId !== fromGenesis.chainId) {
+    throw new Error(`--chain-id ${resolved.chainId} differs from the genesis file's chain id ${fromGenesis.chainId}`)
+  }
   if (!Number.isSafeInteger(resolved.chainId) || resolved.chainId <= 0) throw new Error(`invalid chain id: ${resolved.chainId}`)
   if (resolved.blockTime < 0) throw new Error('block time must be >= 0')
   if (resolved.preconfInterval < 0) throw new Error('pre-confirmation interval must be >= 0')

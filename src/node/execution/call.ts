@@ -121,7 +121,7 @@ const txCommons = new WeakMap<Common, Common>()
  * skips the re-merge. Call transactions never change their common (runTx gets
  * skipHardForkValidation), so sharing it is safe.
  */
-function txCommon(common: Common): Common {
+export function txCommon(common: Common): Common {
   let shared = txCommons.get(common)
   if (!shared) {
     const copy = common.copy()
@@ -165,9 +165,14 @@ function withKzg(common: Common): Common {
  * checkpoint). Precompile moves swap the EVM's precompile map; call the returned function to put
  * the original back once the call or simulated block is done.
  */
-export async function applyStateOverrides(vm: VM, overrides: StateOverrides | undefined): Promise<() => void> {
+export async function applyStateOverrides(
+  vm: VM,
+  overrides: StateOverrides | undefined,
+  /** false: two precompiles may move to one address (geth; the profile's choice, profile.ts). */
+  oneMovePerTarget = true,
+): Promise<() => void> {
   if (!overrides) return () => {}
-  const restore = movePrecompiles(vm, overrides)
+  const restore = movePrecompiles(vm, overrides, oneMovePerTarget)
   try {
     for (const [addressHex, o] of overrides) {
       const address = new Address(Buffer.from(addressHex.slice(2), 'hex'))
@@ -190,7 +195,7 @@ const movedPrecompiles = new WeakMap<VM, { base: PrecompileMap; moved: Precompil
  * pinned version) by unprefixed lowercase address. An account whose code is overridden loses its
  * precompile too, so the code runs. Errors as the spec numbers them: -38022 / -38023.
  */
-function movePrecompiles(vm: VM, overrides: StateOverrides): () => void {
+function movePrecompiles(vm: VM, overrides: StateOverrides, oneMovePerTarget = true): () => void {
   const evm = vm.evm as unknown as { _precompiles: PrecompileMap }
   const original = evm._precompiles
   const moves: Array<[string, string]> = []
@@ -201,7 +206,7 @@ function movePrecompiles(vm: VM, overrides: StateOverrides): () => void {
       if (!original.has(key)) throw new SimulateError(-32000, `account ${toChecksumAddress(address)} is not a precompile`)
       const target = `0x${Buffer.from(o.movePrecompileToAddress).toString('hex')}`
       if (target === address) throw new SimulateError(-38022, `cannot move precompile ${toChecksumAddress(address)} to itself`)
-      if (moves.some(([, t]) => t === target.slice(2))) {
+      if (oneMovePerTarget && moves.some(([, t]) => t === target.slice(2))) {
         throw new SimulateError(-38023, `multiple precompiles moved to ${toChecksumAddress(target)}`)
       }
       if (overrides.has(target)) throw new SimulateError(-38023, `account ${toChecksumAddress(target)} is already overridden`)
@@ -227,6 +232,8 @@ function movePrecompiles(vm: VM, overrides: StateOverrides): () => void {
 async function applyAccountOverride(vm: VM, address: Address, o: AccountOverride): Promise<void> {
   const state = vm.stateManager
   if (o.state && o.stateDiff) throw new InvalidParamsError(`account ${address.toString()} has both 'state' and 'stateDiff'`)
+  // Only a precompile move: geth touches no account (an empty one would change the state root).
+  if (o.balance === undefined && o.nonce === undefined && o.code === undefined && !o.state && !o.stateDiff) return
   const account = (await state.getAccount(address)) ?? new Account()
   if (o.balance !== undefined) account.balance = o.balance
   if (o.nonce !== undefined) account.nonce = o.nonce

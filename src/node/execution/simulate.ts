@@ -78,7 +78,7 @@ export interface SimulateContext {
   /** Default step between simulated timestamps, in seconds (Base: the block time). */
   timeStep: bigint
   /** Which stateRoot the simulated blocks report (profile.ts); Base's zero root when absent. */
-  profile?: Pick<ChainProfile, 'simulatedStateRoot'>
+  profile?: Pick<ChainProfile, 'simulatedStateRoot' | 'oneMovePerTarget'>
 }
 
 /** ERC-7528's native-asset address and the ERC-20 Transfer topic, as geth's logtracer emits them. */
@@ -168,17 +168,29 @@ type Frame = { logs: LogEntry[]; create?: LogEntry }
 class TransferTracer {
   private frames: Frame[] = []
   private done: LogEntry[] = []
+  /** Logs captured since the last reset, dropped ones included: geth's log index counts them all. */
+  private captured = 0
+  /** `captured` of the call last taken. */
+  takenCount = 0
 
   reset(): void {
     this.frames = []
     this.done = []
+    this.captured = 0
   }
 
   /** The finished call's logs. */
   take(): LogEntry[] {
     const logs = this.done
+    this.takenCount = this.captured
     this.reset()
     return logs
+  }
+
+  private push(frame: Frame | undefined, log: LogEntry): void {
+    if (!frame) return
+    frame.logs.push(log)
+    this.captured++
   }
 
   readonly before = (msg: Message): void => {
@@ -188,7 +200,7 @@ class TransferTracer {
     const callCode = msg.to !== undefined && !msg.codeAddress.equals(msg.to)
     if (msg.value > 0n && !msg.delegatecall && !callCode) {
       const log = transferLog(msg.caller.bytes, msg.to?.bytes ?? ZERO_ADDRESS, msg.value)
-      frame.logs.push(log)
+      this.push(frame, log)
       if (msg.to === undefined) frame.create = log
     }
   }
@@ -204,11 +216,11 @@ class TransferTracer {
   }
 
   log(entry: LogEntry): void {
-    this.frames.at(-1)?.logs.push(entry)
+    this.push(this.frames.at(-1), entry)
   }
 
   selfDestruct(from: Uint8Array, to: Uint8Array, value: bigint): void {
-    if (value > 0n) this.frames.at(-1)?.logs.push(transferLog(from, to, value))
+    if (value > 0n) this.push(this.frames.at(-1), transferLog(from, to, value))
   }
 }
 
@@ -307,6 +319,9 @@ class Simulation {
         const number = runState.stack.pop()
         const current = runState.interpreter.getBlockNumber()
         if (number >= current || current - number > 256n) return runState.stack.push(0n)
+        // Blocks of the chain: their hash, as geth reads it (the history contract only holds blocks since Prague).
+        const known = number <= this.ctx.base.header.number ? this.ctx.engine.blockHashes.lookup(number) : undefined
+        if (known) return runState.stack.push(bytesToBigInt(known))
         const key = setLengthLeft(bigIntToBytes(number % window), 32)
         const value = await runState.stateManager.getStorage(HISTORY_ADDRESS, key).catch(() => new Uint8Array())
         runState.stack.push(bytesToBigInt(value))
@@ -349,7 +364,11 @@ class Simulation {
     }
     const header = applyBlockOverrides(defaults, overrides)
     const record: BlockRecord = { header, hash: new Uint8Array(32), sealed: true, txs: [], flashblocks: 0, size: 0n }
-    const restorePrecompiles = await applyStateOverrides(vm, planned.input?.stateOverrides)
+    const restorePrecompiles = await applyStateOverrides(
+      vm,
+      planned.input?.stateOverrides,
+      (this.ctx.profile ?? BASE_PROFILE).oneMovePerTarget,
+    )
     const calls: SimulatedCall[] = []
     // Per transaction: its receipt and its encoding, for the roots and the block size.
     const receipts: Uint8Array[] = []
@@ -362,7 +381,7 @@ class Simulation {
       let logIndex = 0
       for (const req of planned.input?.calls ?? []) {
         const call = await this.call(req, header, block, record, receipts, encoded, logIndex)
-        logIndex += call.logs.length
+        logIndex += this.tracer ? this.tracer.takenCount : call.logs.length
         calls.push(call)
       }
     } finally {
@@ -423,6 +442,7 @@ class Simulation {
     if (gas > remaining) throw new SimulateError(-38015, `block gas limit reached: remaining: ${remaining}, required: ${gas}`)
     const budgetCapped = gas > this.budget
     if (budgetCapped) gas = this.budget
+    const uncapped = gas
     const cap = txGasCap(common)
     if (cap !== undefined && gas > cap) gas = cap
     // geth's message shape for invalid transactions, which abort the whole request.
@@ -447,6 +467,14 @@ class Simulation {
     try {
       // ethereumjs refuses nonce 2^64-1 in a transaction; without validation the nonce is unchecked.
       tx = callTransaction(common, txReq, gas, nonce >= MAX_NONCE ? MAX_NONCE - 1n : nonce)
+      // geth runs (and hashes) simulated calls without the EIP-7825 cap; ethereumjs checks it only
+      // when building a transaction.
+      if (uncapped > gas) {
+        ;(tx as { gasLimit: bigint }).gasLimit = uncapped
+        gas = uncapped
+      }
+      // Nonce 2^64-1 (no validation): geth hashes it as given and wraps the sender's nonce to 0.
+      if (nonce >= MAX_NONCE) (tx as { nonce: bigint }).nonce = nonce
     } catch (error) {
       const message = (error as Error).message
       if (/initcode size/i.test(message)) throw invalid(-38025, `max initcode size exceeded: code size ${req.data?.length ?? 0}`)
@@ -526,6 +554,22 @@ class Simulation {
       throw mapRunError(error, invalid)
     }
 
+    // An overridden blob base fee below the real one: ethereumjs charged the real price; geth the override.
+    const shownBlobFee = this.shownBlobBaseFee
+    if (result.blobGasUsed && shownBlobFee !== undefined && shownBlobFee < blobPrice) {
+      const payer = await vm.stateManager.getAccount(from)
+      if (payer) {
+        payer.balance += (blobPrice - shownBlobFee) * result.blobGasUsed
+        await vm.stateManager.putAccount(from, payer)
+      }
+    }
+    if (nonce >= MAX_NONCE) {
+      const after = await vm.stateManager.getAccount(from)
+      if (after && after.nonce > MAX_NONCE) {
+        after.nonce = 0n
+        await vm.stateManager.putAccount(from, after)
+      }
+    }
     header.gasUsed += result.blockGasSpent ?? result.totalGasSpent
     this.budget -= result.totalGasSpent
     if (this.budget < 0n) this.budget = 0n

@@ -1,0 +1,148 @@
+// Start from a geth genesis file (--genesis) and import a chain of concatenated RLP blocks on top of
+// it (--import): each block is executed with runBlock({ generate: false }), so its state root,
+// receipts root, bloom, gas used and requests hash are checked against the header. Every imported
+// block becomes a sealed BlockRecord (header, transactions, receipts, logs) and keeps its state.
+import { readFileSync } from 'node:fs'
+import { type Block, createBlockFromRLP } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
+import { Capability } from '@ethereumjs/tx'
+import { bytesToHex, equalsBytes } from '@ethereumjs/util'
+import { runBlock } from '@ethereumjs/vm'
+import type { Chain } from './chain.js'
+import type { Engine } from './engine.js'
+import { headerFieldsOf, writeGenesisFileState } from './genesis-file.js'
+import { effectiveGasPrice } from './producer.js'
+import type { BlockRecord, IncludedTx } from './types.js'
+
+/** A block that did not import: which one and why. */
+export class ChainImportError extends Error {
+  override name = 'ChainImportError'
+}
+
+/** Writes the genesis file's state and makes its genesis block block 0 of `chain`. */
+export async function startFromGenesisFile(engine: Engine, chain: Chain): Promise<BlockRecord> {
+  if (!engine.genesisFile) throw new Error('the engine was not created from a genesis file')
+  const block = await writeGenesisFileState(engine.genesisFile, engine.common, engine.state)
+  const record = recordOf(block, [])
+  chain.addSealed(record)
+  return record
+}
+
+/** Splits concatenated RLP items (geth's export format: no separators). */
+export function splitRlpBlocks(bytes: Uint8Array): Uint8Array[] {
+  const items: Uint8Array[] = []
+  let rest = bytes
+  while (rest.length > 0) {
+    let remainder: Uint8Array
+    try {
+      remainder = (RLP.decode(rest, true) as { remainder: Uint8Array }).remainder
+    } catch (error) {
+      throw new ChainImportError(`chain file: item ${items.length + 1} is not valid RLP: ${(error as Error).message}`)
+    }
+    items.push(rest.subarray(0, rest.length - remainder.length))
+    rest = remainder
+  }
+  return items
+}
+
+/** Imports the blocks of `file` on top of the chain's head; the last one becomes the head. */
+export async function importChainFile(engine: Engine, chain: Chain, file: string): Promise<number> {
+  let bytes: Uint8Array
+  try {
+    bytes = new Uint8Array(readFileSync(file))
+  } catch (error) {
+    throw new ChainImportError(`cannot read chain file ${file}: ${(error as Error).message}`)
+  }
+  const items = splitRlpBlocks(bytes)
+  const { common, vm } = engine
+  for (const [i, item] of items.entries()) {
+    const parent = chain.head
+    let block: Block
+    try {
+      block = createBlockFromRLP(item, { common, setHardfork: true })
+    } catch (error) {
+      throw new ChainImportError(
+        `block ${parent.header.number + 1n} (item ${i + 1} of ${file}) does not decode: ${(error as Error).message}`,
+      )
+    }
+    const name = `block ${block.header.number} (${bytesToHex(block.hash())}, ${block.common.hardfork()})`
+    const fail = (reason: string) => new ChainImportError(`cannot import ${name}: ${reason}`)
+    if (block.header.number !== parent.header.number + 1n) {
+      throw fail(`expected block ${parent.header.number + 1n} after the head`)
+    }
+    if (!equalsBytes(block.header.parentHash, parent.hash)) {
+      throw fail(`parentHash ${bytesToHex(block.header.parentHash)} is not the head's hash ${bytesToHex(parent.hash)}`)
+    }
+    if (block.header.timestamp <= parent.header.timestamp && block.header.number > 0n) {
+      throw fail(`timestamp ${block.header.timestamp} is not after the parent's ${parent.header.timestamp}`)
+    }
+    let result: Awaited<ReturnType<typeof runBlock>>
+    // runBlock validates the body (transactions, trie roots, uncles, withdrawals) and, with
+    // generate: false, checks the state root, receipts root, bloom, gas used and requests hash.
+    try {
+      result = await runBlock(vm, { block, generate: false, setHardfork: true, skipHeaderValidation: true })
+    } catch (error) {
+      throw fail((error as Error).message)
+    }
+    chain.addSealed(
+      recordOf(
+        block,
+        result.results.map((r, k) => ({ r, receipt: result.receipts[k] })),
+      ),
+    )
+  }
+  const head = chain.head.header
+  engine.setHardforkFor?.(head.number + 1n, head.timestamp + 1n)
+  return items.length
+}
+
+type Executed = {
+  r: Awaited<ReturnType<typeof runBlock>>['results'][number]
+  receipt: Awaited<ReturnType<typeof runBlock>>['receipts'][number]
+}
+
+function recordOf(block: Block, executed: Executed[]): BlockRecord {
+  const header = headerFieldsOf(block)
+  const record: BlockRecord = {
+    header,
+    hash: block.hash(),
+    sealed: true,
+    txs: [],
+    flashblocks: 0,
+    size: BigInt(block.serialize().length),
+  }
+  let logIndex = 0
+  const blobGasPrice = block.common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : undefined
+  for (const [index, tx] of block.transactions.entries()) {
+    const { r, receipt } = executed[index]
+    const logs = receipt.logs.map(([address, topics, data]) => ({ address, topics, data }))
+    const blobGas =
+      tx.supports(Capability.EIP1559FeeMarket) && 'blobVersionedHashes' in tx
+        ? BigInt((tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length) * block.common.param('blobGasPerBlob')
+        : undefined
+    const t: IncludedTx = {
+      tx,
+      hash: tx.hash(),
+      from: tx.getSenderAddress().bytes,
+      index,
+      flashblockIndex: 0,
+      preconfirmedAt: 0,
+      block: record,
+      receipt: {
+        status: 'status' in receipt ? (receipt.status as 0 | 1) : r.execResult.exceptionError ? 0 : 1,
+        gasUsed: r.totalGasSpent,
+        cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
+        effectiveGasPrice: effectiveGasPrice(tx, header.baseFeePerGas),
+        contractAddress: r.createdAddress?.bytes,
+        logs,
+        logsBloom: receipt.bitvector,
+        blobGasUsed: blobGas,
+        blobGasPrice: blobGas ? blobGasPrice : undefined,
+        firstLogIndex: logIndex,
+      },
+    }
+    logIndex += logs.length
+    record.txs.push(t)
+  }
+  return record
+}

@@ -1,0 +1,61 @@
+// Chain profiles: every behaviour in which pcnode's default (Base, SPEC.md) and geth's Ethereum
+// differ lives in one of these objects. Code asks the profile; nothing tests the profile's name.
+
+export type ProfileName = 'base' | 'ethereum'
+
+export interface ChainProfile {
+  readonly name: ProfileName
+  /** Default milliseconds between sealed blocks (--block-time overrides it). */
+  readonly blockTime: number
+  /** Default milliseconds between flashblocks (--preconf-interval overrides it). */
+  readonly preconfInterval: number
+  /** JSON-RPC error code for a revert in eth_call / eth_estimateGas (the revert data goes in `data`). */
+  readonly revertCode: number
+  /** The stateRoot an eth_simulateV1 block reports, given the way to compute the real one. */
+  simulatedStateRoot(real: () => Promise<Uint8Array>): Promise<Uint8Array>
+  /**
+   * eth_simulateV1 runs on a throwaway copy of the state: computing real state roots flushes the
+   * state manager's caches inside the simulation's checkpoint, which its revert does not undo.
+   */
+  readonly simulateOnCopy: boolean
+  /**
+   * eth_simulateV1 movePrecompileToAddress: true refuses two precompiles moved to one address
+   * (-38023, as the spec names it); false lets the last move win, as geth does.
+   */
+  readonly oneMovePerTarget: boolean
+}
+
+const ZERO_ROOT = new Uint8Array(32)
+
+/** Base (the default): 2 s blocks, 200 ms flashblocks, zero simulated stateRoot, reverts as -32000. */
+export const BASE_PROFILE: ChainProfile = {
+  name: 'base',
+  blockTime: 2000,
+  preconfInterval: 200,
+  revertCode: -32000,
+  simulatedStateRoot: async () => ZERO_ROOT,
+  simulateOnCopy: false,
+  oneMovePerTarget: true,
+}
+
+/**
+ * Ethereum (geth): 12 s slots and no pre-confirmations (one flashblock per block), simulated blocks
+ * with their real state root (and so the hash geth computes), reverts as code 3 with `data`.
+ */
+export const ETHEREUM_PROFILE: ChainProfile = {
+  name: 'ethereum',
+  blockTime: 12_000,
+  preconfInterval: 12_000,
+  revertCode: 3,
+  simulatedStateRoot: (real) => real(),
+  simulateOnCopy: true,
+  oneMovePerTarget: false,
+}
+
+export const PROFILES: Readonly<Record<ProfileName, ChainProfile>> = { base: BASE_PROFILE, ethereum: ETHEREUM_PROFILE }
+
+export function getProfile(name: string = 'base'): ChainProfile {
+  const profile = (PROFILES as Record<string, ChainProfile | undefined>)[name]
+  if (!profile) throw new Error(`unknown profile: ${name} (base or ethereum)`)
+  return profile
+}
