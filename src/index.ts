@@ -1,11 +1,15 @@
 // The library: `import { startNode } from 'pcnode'`. Tests and other projects embed pcnode here.
+import type { AppServerOptions, StartedAppServer } from './app/server.js'
 import type { DevAccount } from './node/accounts.js'
 import type { DevNode } from './node/node.js'
 import { type NodeOptions, resolveOptions } from './node/options.js'
+import { getProfile } from './node/profile.js'
 import { Dispatcher, type MethodTable } from './rpc/dispatch.js'
 import { metaMethods } from './rpc/methods/meta.js'
 import { startRpcServer } from './rpc/server.js'
 
+export type { AppContext, AppServerOptions, StartedAppServer, VerifyMode } from './app/server.js'
+export { type PcnodeChainOptions, pcnodeChain } from './chain.js'
 export type { DevAccount } from './node/accounts.js'
 export type { NodeOptions } from './node/options.js'
 export { DEFAULT_MNEMONIC, DEFAULTS } from './node/options.js'
@@ -41,6 +45,7 @@ export async function startNode(options: NodeOptions = {}): Promise<StartedNode>
     metaMethods(resolved.chainId),
     backend.then((b) => b.table),
     log,
+    getProfile(resolved.profile).revertCode,
   )
   const server = await startRpcServer(dispatcher, resolved.host, resolved.port)
   let node: DevNode
@@ -60,10 +65,23 @@ export async function startNode(options: NodeOptions = {}): Promise<StartedNode>
     node,
     stop: () => {
       stopped ??= (async () => {
-        await node.stop()
-        await server.close()
+        try {
+          await node.stop() // writes the state file (--state), which can fail
+        } finally {
+          await server.close()
+        }
       })()
       return stopped
     },
   }
+}
+
+/**
+ * Starts the example typed-data app (GET /typed-data/prepare, POST /typed-data/verify, the page at /)
+ * against a node's `rpcUrl`. `startNode` does not start it (`pcnode start` does). Loaded on first use:
+ * the app pulls in viem, which the library entry does not pay for at import.
+ */
+export async function startAppServer(options: AppServerOptions): Promise<StartedAppServer> {
+  const app = await import('./app/server.js')
+  return app.startAppServer(options)
 }

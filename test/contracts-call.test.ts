@@ -90,7 +90,9 @@ describe('contracts', () => {
   })
 
   it('refuses to estimate a transfer the sender cannot fund', async () => {
-    const res = await node.rpc('eth_estimateGas', [{ from: '0x00000000000000000000000000000000000000cc', to: counter, value: '0x1' }])
+    const res = await node.rpc('eth_estimateGas', [
+      { from: '0x00000000000000000000000000000000000000cc', to: counter, value: '0x1' },
+    ])
     expect(res.error).toEqual({ code: -32000, message: 'insufficient funds for transfer' })
   })
 

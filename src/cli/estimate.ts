@@ -2,7 +2,16 @@
 // ("pending"). A revert prints its decoded reason and exits 1; request errors exit 2.
 import chalk from 'chalk'
 import { type Command, InvalidArgumentError } from 'commander'
-import { DEFAULT_RPC_URL, EXIT_FAILED, fail, loadRevertDecoder, RpcCallError, revertReason, rpcRequest, usageExit } from './simulate.js'
+import {
+  DEFAULT_RPC_URL,
+  EXIT_FAILED,
+  fail,
+  loadRevertDecoder,
+  RpcCallError,
+  revertReason,
+  rpcRequest,
+  usageExit,
+} from './simulate.js'
 import { parseAmount } from './units.js'
 
 interface EstimateFlags {

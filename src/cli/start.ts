@@ -47,7 +47,15 @@ export function registerStart(program: Command): void {
     .option('--host <host>', 'address to listen on', DEFAULTS.host)
     .option('--chain-id <id>', 'chain id', parseInteger('chain id', 1), DEFAULTS.chainId)
     .option('-a, --accounts <n>', 'number of funded dev accounts', parseInteger('accounts'), DEFAULTS.accounts)
-    .addOption(bigintOption('--balance <amount>', 'balance of each dev account (e.g. 10000eth)', parseAmount, DEFAULTS.balance, '10000eth'))
+    .addOption(
+      bigintOption(
+        '--balance <amount>',
+        'balance of each dev account (e.g. 10000eth)',
+        parseAmount,
+        DEFAULTS.balance,
+        '10000eth',
+      ),
+    )
     .option('-m, --mnemonic <words>', 'mnemonic the dev accounts derive from', DEFAULTS.mnemonic)
     .addOption(
       new Option('-b, --block-time <time>', 'time between sealed blocks: seconds or e.g. 500ms')
@@ -55,13 +63,24 @@ export function registerStart(program: Command): void {
         .default(DEFAULTS.blockTime, `${DEFAULTS.blockTime / 1000}s`),
     )
     .addOption(
-      new Option('--preconf-interval <time>', 'time between flashblocks: e.g. 200ms or 0.2; 0 pre-confirms each transaction as it arrives')
+      new Option(
+        '--preconf-interval <time>',
+        'time between flashblocks: e.g. 200ms or 0.2; 0 pre-confirms each transaction as it arrives',
+      )
         .argParser(parseDuration('pre-confirmation interval'))
         .default(DEFAULTS.preconfInterval, `${DEFAULTS.preconfInterval}ms`),
     )
     .option('--no-mining', 'produce no blocks (transactions wait in the pool)')
     .addOption(bigintOption('--gas-limit <gas>', 'block gas limit', parseBigInt('gas limit'), DEFAULTS.gasLimit))
-    .addOption(bigintOption('--base-fee <wei>', 'base fee of the first block, in wei (or e.g. 1gwei)', parseAmount, DEFAULTS.baseFee, '1gwei'))
+    .addOption(
+      bigintOption(
+        '--base-fee <wei>',
+        'base fee of the first block, in wei (or e.g. 1gwei)',
+        parseAmount,
+        DEFAULTS.baseFee,
+        '1gwei',
+      ),
+    )
     .option('--hardfork <name>', 'hardfork (prague, osaka)', DEFAULTS.hardfork)
     .option(
       '--state <file>',
@@ -79,7 +98,7 @@ export function registerStart(program: Command): void {
     .option('--no-app', 'do not start the example typed-data app')
     .option('--verify-mode <mode>', "the app's verification: full or simple", parseVerifyMode, 'full')
     .option('--profile <name>', 'chain profile: base (2 s blocks, 200 ms pre-confirmations) or ethereum (geth: 12 s)', 'base')
-    .option('--genesis <file>', 'start from this geth-format genesis file (its chain id unless --chain-id)')
+    .option('--genesis <file>', 'start from this geth-format genesis file (its chain id, fork schedule and alloc)')
     .option('--import <file>', 'with --genesis: import these concatenated RLP blocks at start; the last is the head')
     .option('--silent', 'print nothing but errors')
     .option('--json', 'print one JSON line with the node details once ready (for scripts)')
@@ -241,6 +260,12 @@ function time(): string {
 }
 
 /** commander prints defaults with JSON.stringify, which throws on bigint: give it the text to show. */
-function bigintOption(flags: string, description: string, parse: (value: string) => bigint, value: bigint, shown = String(value)): Option {
+function bigintOption(
+  flags: string,
+  description: string,
+  parse: (value: string) => bigint,
+  value: bigint,
+  shown = String(value),
+): Option {
   return new Option(flags, description).argParser(parse).default(value, shown)
 }

@@ -2,11 +2,14 @@
 import type { DevNode } from '../../node/node.js'
 import type { MethodTable } from '../dispatch.js'
 import { blockMethods } from './blocks.js'
+import { devMethods } from './dev.js'
 import { executionMethods } from './execution.js'
 import { feeMethods } from './fees.js'
 import { logMethods } from './logs.js'
 import { metaMethods } from './meta.js'
+import { pubsubMethods } from './pubsub.js'
 import { signingMethods } from './signing.js'
+import { simulateMethods } from './simulate.js'
 import { stateMethods } from './state.js'
 import { transactionMethods } from './transactions.js'
 
@@ -20,5 +23,8 @@ export function methodTable(node: DevNode): MethodTable {
     ...feeMethods(node),
     ...logMethods(node),
     ...signingMethods(node),
+    ...devMethods(node),
+    ...simulateMethods(node),
+    ...pubsubMethods(node),
   }
 }
