@@ -88,7 +88,9 @@ for (const r of results) {
   perMethod.set(method, m)
 }
 for (const [method, m] of perMethod) console.log(`  ${method}: ${m.passed}/${m.total}`)
-console.log(lines.at(-1))
+// The runner's own summary ("N passed, N failed") is reworded: CI machinery reads such a line as the
+// project's test result, and the known failures here are not test failures.
+console.log(`conformance suite: ${summary.passed} of ${summary.total} pass`)
 if (summary.passed < FLOOR) {
   console.error(`conformance: ${summary.passed} passed, below the recorded floor of ${FLOOR}: a regression`)
   process.exit(1)
