@@ -1,64 +1,14 @@
-// `pcnode send` end to end: the built CLI (npm run build, then node bin/pcnode.js) against a test
-// node, over WebSocket and over plain HTTP, with dev accounts, a private key and --raw; exit codes
-// 1 (rejected) and 2 (unreachable); and no @ethereumjs module in the command's import graph.
-// The build goes to a private directory (`npm run build -- --outDir`): other test files rebuild
-// the shared dist/ concurrently, and a half-written module must not fail a run here or there.
-import { execFile, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { type Hex, keccak256, parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { importGraph, pcnode, ROOT } from './cli.js'
 import { startTestNode, type TestNode } from './helpers.js'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-// Inside the repository (git-ignored), so the build resolves the repository's node_modules.
-mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
-const OUT = mkdtempSync(join(ROOT, 'test-artifacts', 'cli-send-'))
-const DIST = join(OUT, 'dist')
-const BIN = join(OUT, 'bin', 'pcnode.js')
-
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-function pcnode(args: string[], timeoutMs = 20_000): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, NO_COLOR: '1' } },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
-        done({ code, stdout, stderr })
-      },
-    )
-  })
-}
-
-/** Relative imports of a built module, followed transitively (dynamic ones too unless `staticOnly`). */
-function importGraph(entry: string, staticOnly = false): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>()
-  const packages = new Set<string>()
-  const visit = (file: string) => {
-    if (files.has(file)) return
-    files.add(file)
-    const source = readFileSync(file, 'utf8')
-    for (const m of source.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
-      const spec = m[1] ?? m[2]
-      if (staticOnly && m[2]) continue
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec))
-      else packages.add(spec)
-    }
-  }
-  visit(entry)
-  return { files, packages }
-}
+const DIST = join(ROOT, 'dist')
 
 describe('pcnode send', () => {
   let node: TestNode
@@ -66,12 +16,7 @@ describe('pcnode send', () => {
   let proxyUrl: string
 
   beforeAll(async () => {
-    const build = spawnSync('npm', ['run', 'build', '--', '--outDir', DIST], { cwd: ROOT, encoding: 'utf8' })
-    // Other work in progress may fail to typecheck; tsc still emits, and the CLI is what we test.
-    if (build.status !== 0) console.warn(`npm run build exited ${build.status}:\n${build.stdout}${build.stderr}`)
     expect(existsSync(join(DIST, 'cli', 'send.js'))).toBe(true)
-    mkdirSync(dirname(BIN))
-    copyFileSync(join(ROOT, 'bin', 'pcnode.js'), BIN)
     node = await startTestNode({ blockTime: 400, preconfInterval: 50 })
     // An HTTP-only front for the node (no WebSocket upgrade): the CLI must fall back to polling.
     proxy = createServer(async (req, res) => {
@@ -91,7 +36,6 @@ describe('pcnode send', () => {
   afterAll(async () => {
     await new Promise((done) => proxy?.close(done))
     await node?.stop()
-    rmSync(OUT, { recursive: true, force: true })
   })
 
   it('sends from a dev account and follows it over WebSocket (--json)', async () => {

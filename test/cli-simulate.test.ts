@@ -1,37 +1,14 @@
-// `pcnode simulate` and `pcnode estimate` end to end: the CLI (run from source through tsx, so no
-// build is shared with other tests) against a test node: the worked examples in fixtures/, --json,
-// --block, exit codes 0 / 1 (a call failed, the estimate reverted) / 2 (file, request or
-// connection), and no @ethereumjs module in either command's import graph.
-import { execFile } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT, runNode } from './cli.js'
 import { startTestNode, type TestNode } from './helpers.js'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+/** The CLI from its sources (tsx), so this file does not depend on dist/. */
+const pcnode = (args: string[], timeoutMs?: number) =>
+  runNode(['--import', 'tsx', join(ROOT, 'src', 'cli', 'index.ts')], args, timeoutMs)
 const FIXTURES = join(ROOT, 'fixtures')
-
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-function pcnode(args: string[], timeoutMs = 30_000): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'src', 'cli', 'index.ts'), ...args],
-      { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, NO_COLOR: '1' } },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
-        done({ code, stdout, stderr })
-      },
-    )
-  })
-}
 
 /** Packages a source module reaches through static imports, following relative ones. */
 function importedPackages(entry: string): Set<string> {

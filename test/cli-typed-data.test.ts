@@ -3,76 +3,15 @@
 // `typed-data prepare` (from that running app) → `typed-data sign` (an EOA, and --smart-wallet: undeployed,
 // ERC-6492) → `typed-data verify` directly against the node and through the app (--app-url). Exit codes:
 // 0 valid, 1 invalid or refused, 2 usage or connection errors.
-import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { isErc6492Signature } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const BIN = join(ROOT, 'bin', 'pcnode.js')
-const BUILT = ['index.js', 'start.js', 'start-app.js', 'typed-data.js', 'typed-data-app.js'].map((f) =>
-  join(ROOT, 'dist', 'cli', f),
-)
-
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-function pcnode(args: string[], timeoutMs = 30_000): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, NO_COLOR: '1' } },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    )
-  })
-}
-
-let built = false
-
-/** Builds dist/ (once per file). Other engineers' work in progress may break the build briefly: retry, accept an emit. */
-function build(): void {
-  if (built) return
-  built = true
-  const started = Date.now()
-  for (let attempt = 1; ; attempt++) {
-    const run = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' })
-    if (run.status === 0) return
-    const fresh = BUILT.every((f) => existsSync(f) && statSync(f).mtimeMs >= started - 1000)
-    if (attempt >= 3) {
-      if (!fresh) throw new Error(`npm run build failed:\n${run.stdout}${run.stderr}`)
-      console.warn(`npm run build exited ${run.status}; testing the emitted CLI:\n${run.stdout}`)
-      return
-    }
-    spawnSync('sleep', ['5'])
-  }
-}
-
-/** Relative imports of a built module followed transitively; `staticOnly` skips import() expressions. */
-function importGraph(entry: string, staticOnly: boolean): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>()
-  const packages = new Set<string>()
-  const visit = (file: string) => {
-    if (files.has(file)) return
-    files.add(file)
-    const source = readFileSync(file, 'utf8')
-    for (const m of source.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
-      const spec = m[1] ?? m[2]
-      if (staticOnly && m[2]) continue
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec))
-      else packages.add(spec)
-    }
-  }
-  visit(entry)
-  return { files, packages }
-}
+import { BIN, importGraph, pcnode, ROOT } from './cli.js'
 
 interface Ready {
   rpcUrl: string
@@ -129,7 +68,6 @@ describe('pcnode typed-data prepare → sign → verify (built CLI, app run by p
   let appUrl: string
 
   beforeAll(async () => {
-    build()
     dir = mkdtempSync(join(tmpdir(), 'pcnode-cli-typed-data-'))
     node = await startCli(['--app-port', '0', '--preconf-interval', '0', '--block-time', '500ms'])
     expect(node.ready.appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
@@ -333,8 +271,6 @@ describe('pcnode typed-data prepare → sign → verify (built CLI, app run by p
 })
 
 describe('pcnode start and the example app', () => {
-  beforeAll(() => build(), 240_000)
-
   it('typed-data prepare/verify never load the engine or the app; start loads the app only when it runs it', () => {
     const cli = (file: string) => join(ROOT, 'dist', 'cli', file)
     const all = importGraph(cli('typed-data-app.js'), false)

@@ -1,14 +1,8 @@
-// `pcnode wallet create` and `pcnode typed-data sign` end to end: the built CLI (npm run build, then
-// node bin/pcnode.js) against a test node; the signatures it prints are checked with viem's verifyTypedData
-// against the node (EOA, deployed wallet, undeployed wallet with ERC-6492). Exit codes: 1 invalid/failed,
-// 2 usage or connection errors. Neither command pulls @ethereumjs (the engine) into its import graph.
-import { execFile, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { p256 } from '@noble/curves/nist.js'
 import { type Address, type Hex, isErc6492Signature, parseErc6492Signature, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -21,30 +15,11 @@ import {
   predictAccountAddress,
   WALLET_FACTORY_ADDRESS,
 } from '../src/contracts/index.js'
+import { importGraph, pcnode, ROOT } from './cli.js'
 import { startTestNode, type TestNode } from './helpers.js'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const BIN = join(ROOT, 'bin', 'pcnode.js')
 const FIXTURE = join(ROOT, 'fixtures', 'spend-permission.json')
 const payload = parseTypedData(JSON.parse(readFileSync(FIXTURE, 'utf8')))
-const BUILT = ['index.js', 'wallet.js', 'typed-data.js'].map((f) => join(ROOT, 'dist', 'cli', f))
-
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-function pcnode(args: string[], timeoutMs = 30_000): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, timeout: timeoutMs, env: { ...process.env, NO_COLOR: '1' } },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    )
-  })
-}
 
 /** Runs and parses the one JSON line a --json command prints; fails with the command's stderr otherwise. */
 async function pcnodeJson(args: string[]): Promise<any> {
@@ -53,49 +28,12 @@ async function pcnodeJson(args: string[]): Promise<any> {
   return JSON.parse(run.stdout)
 }
 
-/** Builds dist/. Other engineers' work in progress may break the build briefly: retry, and accept an emit. */
-function build(): void {
-  const started = Date.now()
-  for (let attempt = 1; ; attempt++) {
-    const run = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' })
-    if (run.status === 0) return
-    // tsc emits despite type errors elsewhere in the tree; what is tested here is the CLI it emitted.
-    const fresh = BUILT.every((f) => existsSync(f) && statSync(f).mtimeMs >= started - 1000)
-    if (attempt >= 3) {
-      if (!fresh) throw new Error(`npm run build failed:\n${run.stdout}${run.stderr}`)
-      console.warn(`npm run build exited ${run.status}; testing the emitted CLI:\n${run.stdout}`)
-      return
-    }
-    spawnSync('sleep', ['5'])
-  }
-}
-
-/** Relative imports of a built module followed transitively; `staticOnly` skips import() expressions. */
-function importGraph(entry: string, staticOnly: boolean): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>()
-  const packages = new Set<string>()
-  const visit = (file: string) => {
-    if (files.has(file)) return
-    files.add(file)
-    const source = readFileSync(file, 'utf8')
-    for (const m of source.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
-      const spec = m[1] ?? m[2]
-      if (staticOnly && m[2]) continue
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec))
-      else packages.add(spec)
-    }
-  }
-  visit(entry)
-  return { files, packages }
-}
-
 describe('pcnode wallet / typed-data (built CLI)', () => {
   let node: TestNode
   let rpc: string[]
   let dir: string
 
   beforeAll(async () => {
-    build()
     node = await startTestNode({ preconfInterval: 0, blockTime: 500 })
     rpc = ['--rpc-url', node.rpcUrl]
     dir = mkdtempSync(join(tmpdir(), 'pcnode-cli-wallet-'))
