@@ -326,15 +326,7 @@ export class Subscriptions {
     let logs: FilterItemLog[] | undefined
     if (logSubs.size > 0) {
       logs = blockLogs(block.txs)
-      const json = new Map<FilterItemLog, string>()
-      for (const sub of logSubs) {
-        for (const item of logs) {
-          if (!sub.match(item.log)) continue
-          let text = json.get(item)
-          if (text === undefined) json.set(item, (text = JSON.stringify(formatLog(item.log, item.tx, item.logIndex))))
-          this.notify(sub, text)
-        }
-      }
+      this.notifyLogs(logSubs, logs)
     }
     if (this.filters.size > 0) {
       const hash = toData(block.hash)
@@ -347,6 +339,19 @@ export class Subscriptions {
             logs.filter((item) => filter.match(item.log)),
           )
         }
+      }
+    }
+  }
+
+  /** One notification per matching log; each log's JSON is built once for all subscriptions. */
+  private notifyLogs(subs: Set<Subscription>, logs: FilterItemLog[]): void {
+    const json = new Map<FilterItemLog, string>()
+    for (const sub of subs) {
+      for (const item of logs) {
+        if (!sub.match(item.log)) continue
+        let text = json.get(item)
+        if (text === undefined) json.set(item, (text = JSON.stringify(formatLog(item.log, item.tx, item.logIndex))))
+        this.notify(sub, text)
       }
     }
   }
@@ -378,18 +383,7 @@ export class Subscriptions {
       }
     }
     const logSubs = this.byKind.get('pendingLogs') as Set<Subscription>
-    if (logSubs.size > 0) {
-      const logs = blockLogs(txs)
-      const json = new Map<FilterItemLog, string>()
-      for (const sub of logSubs) {
-        for (const item of logs) {
-          if (!sub.match(item.log)) continue
-          let text = json.get(item)
-          if (text === undefined) json.set(item, (text = JSON.stringify(formatLog(item.log, item.tx, item.logIndex))))
-          this.notify(sub, text)
-        }
-      }
-    }
+    if (logSubs.size > 0) this.notifyLogs(logSubs, blockLogs(txs))
     if (this.waiters.size > 0) {
       for (const t of txs) {
         const waiting = this.waiters.get(key(t.hash))
