@@ -70,7 +70,7 @@ export class BlockHashes {
 export interface Engine {
   common: Common
   vm: VM
-  state: MerkleStateManager
+  state: FastStateManager
   queue: SerialQueue
   keccak: (data: Uint8Array) => Uint8Array
   /** A read-only VM over the state at `stateRoot` (an older block's). Cached per root. */

@@ -3,7 +3,7 @@
 
 import { RLP } from '@ethereumjs/rlp'
 import { createFeeMarket1559Tx, createLegacyTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
-import { Address, bytesToBigInt, hexToBytes } from '@ethereumjs/util'
+import { type Account, Address, bytesToBigInt, hexToBytes } from '@ethereumjs/util'
 import { encodeReceipt, type VM } from '@ethereumjs/vm'
 import { type DevAccount, deriveAccounts } from './accounts.js'
 import { decodeBlobNetworkWrapper, isBlobNetworkWrapper } from './blob-wrapper.js'
@@ -29,6 +29,7 @@ import { type NodeOptions, type ResolvedOptions, resolveOptions } from './option
 import { TxPool } from './pool.js'
 import { BlockProducer } from './producer.js'
 import { type ChainProfile, getProfile } from './profile.js'
+import { SenderRecovery } from './sender-recovery.js'
 import { Sequencer } from './sequencer.js'
 import { orderedTrieRoot } from './trie.js'
 import type {
@@ -66,12 +67,14 @@ export class DevNode {
   /** Test-client control (evm_*, anvil_*) and the state file: devcontrol.ts. */
   dev!: DevControl
   private readonly keys = new Map<string, DevAccount>()
+  private readonly senders: SenderRecovery
 
   private constructor(
     readonly options: ResolvedOptions,
     readonly engine: Engine,
     readonly accounts: DevAccount[],
   ) {
+    this.senders = new SenderRecovery(engine.keccak)
     for (const a of accounts) this.keys.set(a.address.toLowerCase(), a)
     // BLOCKHASH: sealed blocks only, within the opcode's 256-block window (checked by the EVM).
     engine.blockHashes.lookup = (n) => this.chain.blocks[Number(n)]?.hash
@@ -154,6 +157,7 @@ export class DevNode {
   async stop(): Promise<void> {
     await this.sequencer.stop()
     try {
+      await this.senders.close()
       await this.dev.close() // the state file's final write
     } finally {
       this.events.removeAllListeners()
@@ -280,14 +284,21 @@ export class DevNode {
 
   /** Decodes, validates against the pre-confirmed state and pools a signed transaction. */
   async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
-    const tx = isBlobNetworkWrapper(raw) ? await this.decodeBlobWrapper(raw) : this.decode(raw)
+    if (isBlobNetworkWrapper(raw)) {
+      const tx = await this.decodeBlobWrapper(raw)
+      return this.submit(
+        tx,
+        senderOf(() => tx.getSenderAddress().bytes),
+      )
+    }
+    const tx = this.decode(raw)
     let from: Uint8Array
     try {
-      from = tx.getSenderAddress().bytes
-    } catch (error) {
-      throw new TxRejectedError(`invalid sender: ${(error as Error).message.split(' (')[0]}`)
+      from = await this.senders.sender(tx)
+    } catch {
+      throw invalidSender()
     }
-    return this.submit(tx, from)
+    return this.submit(keepEncoding(tx, raw, this.engine.keccak(raw), from), from)
   }
 
   /** A blob transaction with its sidecar, proofs verified (blob-wrapper.ts). */
@@ -306,7 +317,7 @@ export class DevNode {
     if (raw.length === 0) throw new TxRejectedError('typed transaction too short')
     try {
       // The shared tx Common skips the per-transaction params merge (~0.4 ms of each decode).
-      return createTxFromRLP(raw, { common: txCommon(this.engine.common) })
+      return createTxFromRLP(raw, { common: txCommon(this.engine.common), freeze: false })
     } catch (error) {
       throw this.decodeError(raw, error as Error)
     }
@@ -333,25 +344,30 @@ export class DevNode {
   }
 
   /** Pools `tx` from `from`; public for impersonated sends (devcontrol.ts), which have no key. */
-  submit(tx: TypedTransaction, from: Uint8Array): Promise<Uint8Array> {
+  async submit(tx: TypedTransaction, from: Uint8Array): Promise<Uint8Array> {
     const hash = tx.hash()
-    if (this.chain.getTx(hash)) return Promise.reject(new TxRejectedError('already known'))
+    if (this.chain.getTx(hash)) throw new TxRejectedError('already known')
     const info: PoolTxInfo = { tx, hash, from, receivedAt: performance.now() }
-    return this.engine.queue.run(async () => {
-      const account = await this.engine.state.getAccount(new Address(from))
-      const header = this.chain.pending?.header ?? this.producer.nextHeaderFields()
-      const { common } = this.engine
-      this.pool.validate(info, {
-        blockGasLimit: header.gasLimit,
-        baseFee: header.baseFeePerGas,
-        txGasCap: txGasCap(common),
-        account: { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n },
-      })
-      this.pool.add(info)
-      this.events.emit('pendingTx', info)
-      this.sequencer.notify()
-      return hash
+    // Admission reads the sender from the state cache, so a send never waits behind a flashblock
+    // in the serial queue; a sender the cache does not hold yet is read in the queue.
+    const address = new Address(from)
+    const cached = this.engine.state.peekAccount(address)
+    if (cached !== undefined) return this.admit(info, cached ?? undefined)
+    return this.engine.queue.run(async () => this.admit(info, await this.engine.state.getAccount(address)))
+  }
+
+  private admit(info: PoolTxInfo, account: Account | undefined): Uint8Array {
+    const header = this.chain.pending?.header ?? this.producer.nextHeaderFields()
+    this.pool.validate(info, {
+      blockGasLimit: header.gasLimit,
+      baseFee: header.baseFeePerGas,
+      txGasCap: txGasCap(this.engine.common),
+      account: { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n },
     })
+    this.pool.add(info)
+    this.events.emit('pendingTx', info)
+    this.sequencer.notify()
+    return info.hash
   }
 
   /** eth_sendTransaction: a dev account signs; missing fields get the usual defaults. */
@@ -521,5 +537,33 @@ function txGasLimit(raw: Uint8Array): bigint | undefined {
     return bytesToBigInt(fields[raw[0] === 1 ? 3 : 4])
   } catch {
     return undefined
+  }
+}
+
+/**
+ * Freezes a decoded transaction with its wire bytes as its serialization, their hash as its hash
+ * and its recovered sender: the tx root, block sizes, payloads and execution reuse them instead of
+ * re-encoding and re-hashing (ethereumjs re-encodes the RLP on every serialize(), and caches
+ * hash() only on frozen objects).
+ */
+function keepEncoding(tx: TypedTransaction, raw: Uint8Array, hash: Uint8Array, from: Uint8Array): TypedTransaction {
+  const sender = new Address(from)
+  Object.defineProperty(tx, 'serialize', { value: () => raw })
+  Object.defineProperty(tx, 'getSenderAddress', { value: () => sender })
+  tx.cache.hash = hash
+  Object.freeze(tx)
+  return tx
+}
+
+/** geth's text for any signature no sender recovers from (ErrInvalidSender). */
+function invalidSender(): TxRejectedError {
+  return new TxRejectedError('invalid sender')
+}
+
+function senderOf(recover: () => Uint8Array): Uint8Array {
+  try {
+    return recover()
+  } catch {
+    throw invalidSender()
   }
 }

@@ -28,7 +28,6 @@ import { hexKey } from './chain.js'
 import type { Engine } from './engine.js'
 import type { ResolvedOptions } from './options.js'
 import { type NodeParts, replacePool } from './snapshots.js'
-import type { FastStateManager } from './state.js'
 import { trieRoot } from './trie.js'
 import type { BlockRecord, HeaderFields, IncludedTx, LogEntry, PoolTxInfo, ReceiptData } from './types.js'
 
@@ -246,7 +245,7 @@ async function walkLeaves(db: TrieDb, root: Uint8Array, onLeaf: (key: Uint8Array
 
 /** Every account of the state at `root`, keys mapped back through the live state's preimages. */
 async function dumpAccounts(engine: Engine, root: Uint8Array): Promise<Array<[Hex, AccountJson]>> {
-  const preimages = (engine.state as FastStateManager).preimages
+  const preimages = engine.state.preimages
   if (!preimages) throw new Error('the live state records no key preimages')
   const db = trieDb(engine)
   const leaves: Array<[Uint8Array, Uint8Array]> = []
@@ -662,7 +661,7 @@ export async function applyState(parts: NodeParts, s: DecodedState): Promise<voi
  */
 async function writeAccounts(engine: Engine, accounts: DecodedAccount[]): Promise<Uint8Array> {
   const { keccak } = engine
-  const preimages = (engine.state as FastStateManager).preimages
+  const preimages = engine.state.preimages
   const ops: Array<{ type: 'put'; key: Uint8Array; value: Uint8Array }> = []
   const store = (key: Uint8Array, value: Uint8Array) => ops.push({ type: 'put', key, value })
   const leaves: Array<[Uint8Array, Uint8Array]> = []

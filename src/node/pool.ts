@@ -161,6 +161,13 @@ export class TxPool {
     this.byHash.delete(hexKey(info.hash))
   }
 
+  /** Removes what a sender has pooled at `nonce` (a replacement that lost to an executed tx). */
+  removeNonce(from: Uint8Array, nonce: bigint): PoolTxInfo | undefined {
+    const stale = this.bySender.get(hexKey(from))?.get(nonce)
+    if (stale) this.remove(stale)
+    return stale
+  }
+
   /** Removes a sender's transactions below its new state nonce (mined or replaced by execution). */
   prune(from: Uint8Array, stateNonce: bigint): void {
     const txs = this.bySender.get(hexKey(from))

@@ -17,6 +17,9 @@ const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996
 // sha256 of no execution-layer requests (EIP-7685): no 7002/7251 contracts are deployed.
 const EMPTY_REQUESTS_HASH = Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'hex')
 
+/** Execution time between two turns of the event loop inside a long flashblock. */
+const SLICE_MS = 2
+
 export interface FlashblockResult {
   block: BlockRecord
   index: number
@@ -101,8 +104,12 @@ export class BlockProducer {
     return block
   }
 
-  /** Executes transactions as the next flashblock of the pending block. */
-  async flashblock(batch: PoolTxInfo[], deadline = Number.POSITIVE_INFINITY): Promise<FlashblockResult> {
+  /**
+   * Executes transactions as the next flashblock of the pending block, for at most `budgetMs` of
+   * execution time. Every SLICE_MS it lets the event loop run, so sends are answered while a long
+   * flashblock executes (they only read the state cache, which is consistent between transactions).
+   */
+  async flashblock(batch: PoolTxInfo[], budgetMs = Number.POSITIVE_INFINITY): Promise<FlashblockResult> {
     const block = this.chain.pending ?? (await this.open())
     const ctx = this.ctxBlock as Block
     const { state } = this.engine
@@ -111,8 +118,16 @@ export class BlockProducer {
     const index = block.flashblocks
     await state.checkpoint()
     let executed = 0
+    let spent = 0
+    let sliceStart = performance.now()
     for (const info of batch) {
-      if (executed > 0 && performance.now() > deadline) break
+      const elapsed = performance.now() - sliceStart
+      if (executed > 0 && spent + elapsed > budgetMs) break
+      if (elapsed > SLICE_MS) {
+        spent += elapsed
+        await new Promise(setImmediate)
+        sliceStart = performance.now()
+      }
       executed++
       const { tx } = info
       if (tx.gasLimit > block.header.gasLimit - block.header.gasUsed) {
@@ -166,6 +181,9 @@ export class BlockProducer {
         rejected.push({ info, error: error as Error })
       }
     }
+    // Receipts are served from here on; let waiting requests (a client polling for its receipt)
+    // in before the state commits to the trie, the flashblock's slowest step for a few txs.
+    if (included.length > 0) await new Promise(setImmediate)
     await state.commit()
     if (included.length > 0) {
       block.flashblocks++

@@ -9,11 +9,11 @@ import type { TxPool } from './pool.js'
 import type { BlockProducer } from './producer.js'
 
 /**
- * Longest a flashblock may execute before the rest waits for the next one. Sends and reads wait
- * behind it in the serial queue, so it stays short; ~150 transfers fit, well above what the
- * RPC layer accepts per interval.
+ * Most execution time one flashblock may take: most of an interval, so a backlog drains at the
+ * machine's pace; the rest of the batch waits for the next flashblock. Reads (calls, state
+ * queries) wait behind a flashblock in the serial queue; sends do not.
  */
-const MAX_FLASHBLOCK_MS = 50
+const flashblockBudgetMs = (preconfInterval: number) => (preconfInterval > 0 ? 0.8 * preconfInterval : 50)
 
 /** Calls `fn` at t0 + k * period, skipping boundaries it missed instead of bunching up. */
 class Metronome {
@@ -144,9 +144,13 @@ export class Sequencer {
     const room = block.header.gasLimit - block.header.gasUsed
     const batch = this.pool.selectReady(block.header.baseFeePerGas, room, 5000, stateNonce)
     if (batch.length === 0) return false
-    const deadline = performance.now() + MAX_FLASHBLOCK_MS
-    const result = await this.producer.flashblock(batch, deadline)
-    for (const t of result.included) this.pool.remove(this.pool.get(t.hash) ?? { ...t, receivedAt: 0 })
+    const result = await this.producer.flashblock(batch, flashblockBudgetMs(this.config.preconfInterval))
+    for (const t of result.included) {
+      this.pool.remove(this.pool.get(t.hash) ?? { ...t, receivedAt: 0 })
+      // A replacement accepted while its nonce was executing can no longer run.
+      const stale = this.pool.removeNonce(t.from, t.tx.nonce)
+      if (stale) this.events.emit('dropped', { info: stale, reason: 'nonce too low' })
+    }
     for (const { info, error } of result.rejected) {
       if (/block gas limit reached/.test(error.message)) continue
       this.pool.remove(info)

@@ -1,6 +1,6 @@
 import { RLP } from '@ethereumjs/rlp'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
-import { type Account, type Address, unpadBytes } from '@ethereumjs/util'
+import { type Account, type Address, createAccountFromRLP, unpadBytes } from '@ethereumjs/util'
 import { Preimages } from './preimages.js'
 
 /**
@@ -11,6 +11,18 @@ import { Preimages } from './preimages.js'
 export class FastStateManager extends MerkleStateManager {
   /** Keys written, for dumping the state (the trie only has their hashes). Absent on shallow copies. */
   readonly preimages?: Preimages = new Preimages()
+
+  /**
+   * The account as the cache holds it, without touching the trie: `null` when known absent,
+   * `undefined` when not cached. Synchronous, so it is safe outside the serial queue (between two
+   * transactions of a flashblock the cache is consistent); an async read there could interleave
+   * with execution and write a stale trie value back into the cache.
+   */
+  peekAccount(address: Address): Account | null | undefined {
+    const elem = this._caches?.account?.get(address)
+    if (elem === undefined) return undefined
+    return elem.accountRLP === undefined ? null : createAccountFromRLP(elem.accountRLP)
+  }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
     this.preimages?.account(address.bytes)
