@@ -234,29 +234,43 @@ function banner(
   return lines.join('\n')
 }
 
-/** One line per accepted transaction and per sealed block. */
+/**
+ * One line per accepted transaction and per sealed block. Lines are written once per turn of the
+ * event loop, after the replies: a terminal write per transaction would sit on every send's path.
+ */
 function followActivity(chalk: ChalkInstance, started: StartedNode): void {
   const { events } = started.node
   const short = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
+  let queued: Array<() => string> = []
+  const log = (at: number, line: () => string) => {
+    if (queued.length === 0) setImmediate(flush)
+    queued.push(() => `${chalk.dim(time(at))} ${line()}`)
+  }
+  const flush = () => {
+    const lines = queued
+    queued = []
+    process.stdout.write(`${lines.map((line) => line()).join('\n')}\n`)
+  }
   events.on('pendingTx', (info) => {
-    console.log(
-      `${chalk.dim(time())} ${chalk.yellow('tx')}    ${short(info.hash)} from ${short(info.from)} nonce ${info.tx.nonce}`,
-    )
+    log(Date.now(), () => `${chalk.yellow('tx')}    ${short(info.hash)} from ${short(info.from)} nonce ${info.tx.nonce}`)
   })
   events.on('block', ({ block }) => {
     if (block.txs.length === 0) return
     const h = block.header
-    console.log(
-      `${chalk.dim(time())} ${chalk.green('block')} #${h.number} ${short(block.hash)} ${block.txs.length} tx, gas ${h.gasUsed}, ${block.flashblocks} flashblocks`,
+    const hash = block.hash
+    log(
+      Date.now(),
+      () =>
+        `${chalk.green('block')} #${h.number} ${short(hash)} ${block.txs.length} tx, gas ${h.gasUsed}, ${block.flashblocks} flashblocks`,
     )
   })
   events.on('dropped', ({ info, reason }) => {
-    console.log(`${chalk.dim(time())} ${chalk.red('drop')}  ${short(info.hash)}: ${reason}`)
+    log(Date.now(), () => `${chalk.red('drop')}  ${short(info.hash)}: ${reason}`)
   })
 }
 
-function time(): string {
-  return new Date().toISOString().slice(11, 23)
+function time(at: number): string {
+  return new Date(at).toISOString().slice(11, 23)
 }
 
 /** commander prints defaults with JSON.stringify, which throws on bigint: give it the text to show. */
