@@ -29,7 +29,6 @@ import { type NodeOptions, type ResolvedOptions, resolveOptions } from './option
 import { TxPool } from './pool.js'
 import { BlockProducer } from './producer.js'
 import { type ChainProfile, getProfile } from './profile.js'
-import { SenderRecovery } from './sender-recovery.js'
 import { Sequencer } from './sequencer.js'
 import { orderedTrieRoot } from './trie.js'
 import type {
@@ -67,14 +66,12 @@ export class DevNode {
   /** Test-client control (evm_*, anvil_*) and the state file: devcontrol.ts. */
   dev!: DevControl
   private readonly keys = new Map<string, DevAccount>()
-  private readonly senders: SenderRecovery
 
   private constructor(
     readonly options: ResolvedOptions,
     readonly engine: Engine,
     readonly accounts: DevAccount[],
   ) {
-    this.senders = new SenderRecovery(engine.keccak)
     for (const a of accounts) this.keys.set(a.address.toLowerCase(), a)
     // BLOCKHASH: sealed blocks only, within the opcode's 256-block window (checked by the EVM).
     engine.blockHashes.lookup = (n) => this.chain.blocks[Number(n)]?.hash
@@ -157,7 +154,6 @@ export class DevNode {
   async stop(): Promise<void> {
     await this.sequencer.stop()
     try {
-      await this.senders.close()
       await this.dev.close() // the state file's final write
     } finally {
       this.events.removeAllListeners()
@@ -292,12 +288,11 @@ export class DevNode {
       )
     }
     const tx = this.decode(raw)
-    let from: Uint8Array
-    try {
-      from = await this.senders.sender(tx)
-    } catch {
-      throw invalidSender()
-    }
+    const from = senderOf(() => {
+      const pub = tx.getSenderPublicKey()
+      tx.cache.senderPubKey = pub // not frozen yet, so ethereumjs would not cache it
+      return this.engine.keccak(pub).subarray(12)
+    })
     return this.submit(keepEncoding(tx, raw, this.engine.keccak(raw), from), from)
   }
 
