@@ -6,14 +6,17 @@ import type { Chain } from './chain.js'
 import type { Engine } from './engine.js'
 import type { NodeEvents } from './events.js'
 import type { TxPool } from './pool.js'
-import type { BlockProducer } from './producer.js'
+import type { BlockProducer, FlashblockBudget } from './producer.js'
 
 /**
- * Most execution time one flashblock may take: most of an interval, so a backlog drains at the
- * machine's pace; the rest of the batch waits for the next flashblock. Reads (calls, state
- * queries) wait behind a flashblock in the serial queue; sends do not.
+ * How long one flashblock may run; the rest of the batch waits for the next one. A backlog gets
+ * most of each interval's execution time, and a flashblock ends by the next tick even when
+ * answering requests between its slices took the rest. Interval 0 flashes back to back, so a
+ * short budget there only bounds how long a read waits in the serial queue.
  */
-const flashblockBudgetMs = (preconfInterval: number) => (preconfInterval > 0 ? 0.8 * preconfInterval : 50)
+function flashblockBudget(preconfInterval: number): FlashblockBudget {
+  return preconfInterval > 0 ? { executionMs: 0.8 * preconfInterval, wallMs: preconfInterval } : { executionMs: 50, wallMs: 100 }
+}
 
 /** Calls `fn` at t0 + k * period, skipping boundaries it missed instead of bunching up. */
 class Metronome {
@@ -144,7 +147,7 @@ export class Sequencer {
     const room = block.header.gasLimit - block.header.gasUsed
     const batch = this.pool.selectReady(block.header.baseFeePerGas, room, 5000, stateNonce)
     if (batch.length === 0) return false
-    const result = await this.producer.flashblock(batch, flashblockBudgetMs(this.config.preconfInterval))
+    const result = await this.producer.flashblock(batch, flashblockBudget(this.config.preconfInterval))
     for (const t of result.included) {
       this.pool.remove(this.pool.get(t.hash) ?? { ...t, receivedAt: 0 })
       // A replacement accepted while its nonce was executing can no longer run.
