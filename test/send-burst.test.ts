@@ -6,16 +6,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
 
-const CHAIN_ID = 31337
-const KEYS: Hex[] = [
-  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
-  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
-  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
-]
-
-const transfer = (key: Hex, nonce: number) =>
-  privateKeyToAccount(key).signTransaction({
-    chainId: CHAIN_ID,
+const transferTo = (nonce: number) =>
+  ({
+    chainId: 31337,
     type: 'eip1559',
     nonce,
     to: '0x000000000000000000000000000000000000dEaD',
@@ -23,23 +16,12 @@ const transfer = (key: Hex, nonce: number) =>
     gas: 21000n,
     maxFeePerGas: parseGwei('10'),
     maxPriorityFeePerGas: parseGwei('1'),
-  })
+  }) as const
+
+const transfer = (key: Hex, nonce: number) => privateKeyToAccount(key).signTransaction(transferTo(nonce))
 
 /** The same transfer with r = 0: it decodes, but no public key recovers from it. */
-const unrecoverable = (nonce: number) =>
-  serializeTransaction(
-    {
-      chainId: CHAIN_ID,
-      type: 'eip1559',
-      nonce,
-      to: '0x000000000000000000000000000000000000dEaD',
-      value: 1n,
-      gas: 21000n,
-      maxFeePerGas: parseGwei('10'),
-      maxPriorityFeePerGas: parseGwei('1'),
-    },
-    { r: '0x0', s: '0x1', yParity: 0 },
-  )
+const unrecoverable = (nonce: number) => serializeTransaction(transferTo(nonce), { r: '0x0', s: '0x1', yParity: 0 })
 
 describe('a burst of sends against a node', () => {
   let node: TestNode
@@ -49,7 +31,8 @@ describe('a burst of sends against a node', () => {
   afterAll(() => node.stop())
 
   it('accepts every send of a concurrent burst from several senders, and refuses the bad one', async () => {
-    const raws = await Promise.all(KEYS.flatMap((key) => Array.from({ length: 20 }, (_, nonce) => transfer(key, nonce))))
+    const keys = node.accounts.slice(0, 3).map((a) => a.privateKey)
+    const raws = await Promise.all(keys.flatMap((key) => Array.from({ length: 20 }, (_, nonce) => transfer(key, nonce))))
     const bad = unrecoverable(0)
     const answers = await Promise.all([...raws, bad].map((raw) => node.rpc('eth_sendRawTransaction', [raw])))
     const badAnswer = answers.pop()
@@ -57,7 +40,7 @@ describe('a burst of sends against a node', () => {
     expect(answers.filter((a) => a.error)).toEqual([])
     const receipts = await Promise.all(answers.map((a) => waitForReceipt(node, a.result)))
     expect(receipts.map((r) => r.from.toLowerCase())).toEqual(
-      KEYS.flatMap((key) => Array(20).fill(privateKeyToAccount(key).address.toLowerCase())),
+      keys.flatMap((key) => Array(20).fill(privateKeyToAccount(key).address.toLowerCase())),
     )
     expect(receipts.every((r) => r.status === 'success')).toBe(true)
   })
