@@ -9,11 +9,22 @@ export const MAX_BODY_BYTES = 10 * 1024 * 1024
 /** A WebSocket client whose unsent backlog passes this is dropped rather than slowing the node. */
 const MAX_WS_BACKLOG = 16 * 1024 * 1024
 
-const CORS_HEADERS = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'POST, GET, OPTIONS',
-  'access-control-allow-headers': '*',
-  'access-control-max-age': '86400',
+// Flat [name, value, ...] lists: writeHead takes them as they are, with no per-header setHeader.
+const CORS_HEADERS = [
+  'access-control-allow-origin',
+  '*',
+  'access-control-allow-methods',
+  'POST, GET, OPTIONS',
+  'access-control-allow-headers',
+  '*',
+  'access-control-max-age',
+  '86400',
+]
+const JSON_HEADERS = [...CORS_HEADERS, 'content-type', 'application/json']
+
+/** Writes a whole response in one go: status, headers (CORS on every one) and body. */
+function send(res: ServerResponse, status: number, body: string, headers = JSON_HEADERS): void {
+  res.writeHead(status, [...headers, 'content-length', String(Buffer.byteLength(body))]).end(body)
 }
 
 export interface RpcServer {
@@ -57,14 +68,13 @@ export async function startRpcServer(dispatcher: Dispatcher, host: string, port:
 }
 
 function handleHttp(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse): void {
-  for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v)
   if (req.method === 'OPTIONS') {
-    res.writeHead(204).end()
+    res.writeHead(204, CORS_HEADERS).end()
     return
   }
   if (req.method !== 'POST') {
-    res.writeHead(req.method === 'GET' ? 200 : 405, { 'content-type': 'text/plain' })
-    res.end('pcnode JSON-RPC endpoint: POST JSON-RPC 2.0 requests here (WebSocket on the same port).\n')
+    const text = 'pcnode JSON-RPC endpoint: POST JSON-RPC 2.0 requests here (WebSocket on the same port).\n'
+    send(res, req.method === 'GET' ? 200 : 405, text, [...CORS_HEADERS, 'content-type', 'text/plain'])
     return
   }
   const declared = Number(req.headers['content-length'] ?? 0)
@@ -89,28 +99,17 @@ function handleHttp(dispatcher: Dispatcher, req: IncomingMessage, res: ServerRes
   req.on('end', () => {
     if (aborted) return
     dispatcher.handle(Buffer.concat(chunks).toString('utf8')).then(
-      (body) => {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(body ?? '')
-      },
-      (error) => {
-        res.writeHead(500, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: String(error) } }))
-      },
+      (body) => send(res, 200, body ?? ''),
+      (error) => send(res, 500, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: String(error) } })),
     )
   })
   req.on('error', () => res.destroy())
 }
 
 function tooLarge(res: ServerResponse): void {
-  res.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
-  res.end(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: -32600, message: `request body too large: limit is ${MAX_BODY_BYTES} bytes` },
-    }),
-  )
+  const message = `request body too large: limit is ${MAX_BODY_BYTES} bytes`
+  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } })
+  send(res, 413, body, [...JSON_HEADERS, 'connection', 'close'])
 }
 
 let nextConnectionId = 1
