@@ -20,7 +20,8 @@
 //               and the p50 is not at the mercy of 100 independent draws (their p50 alone
 //               scatters by about +-10 ms).
 //   throughput  2,000 pre-signed transfers from one dev account, consecutive nonces, 32 in flight:
-//               acceptance rate, time until every receipt is served, losses, RSS
+//               acceptance rate, time until every receipt is served, losses, RSS; and the same
+//               sends to a no-op node:http server, the ceiling of any Node.js server here
 //   burst       10,000 pre-signed transfers from 32 funded senders, 32 in flight: drains or stalls
 //   estimate    eth_estimateGas (transfer; ~200k-gas deployment) and eth_call of a view: medians of 200
 //   simulate    eth_simulateV1, 1 block x 100 transfers: median of 50 ("n/a" on -32601)
@@ -689,6 +690,54 @@ async function scenarioLatency(opts, P, set) {
   return out
 }
 
+// The ceiling of any Node.js JSON-RPC server on this machine: a node:http server that parses each
+// body and answers a constant, doing none of a node's work (no decoding, recovery, pool or
+// execution). The throughput scenario sends it the same transactions the same way.
+const NOOP_SERVER = `
+const http = require('node:http')
+const result = '0x' + '00'.repeat(32)
+http.createServer((req, res) => {
+  const chunks = []
+  req.on('data', (c) => chunks.push(c))
+  req.on('end', () => {
+    const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    const body = JSON.stringify({ jsonrpc: '2.0', id, result })
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
+  })
+}).listen(Number(process.argv[1]), '127.0.0.1')
+`
+
+async function scenarioNoopCeiling(P, set) {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['-e', NOOP_SERVER, String(port)], { stdio: 'ignore' })
+  const rpc = makeRpc(port, 2000)
+  try {
+    const ready = now() + 10_000
+    while (
+      !(await rpc('eth_chainId').then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      if (now() > ready) throw new Error('the no-op server did not start')
+      await sleep(20)
+    }
+    const N = P.throughputCount
+    let answered = 0
+    const t0 = now()
+    await runPool(N, P.inFlight, t0 + 60_000, async (i) => {
+      await rpc('eth_sendRawTransaction', [set.raws[i]])
+      answered++
+    })
+    const acceptTps = round(answered / ((now() - t0) / 1000), 1)
+    log(`throughput no-op node:http server: answered ${answered}/${N} at ${acceptTps} req/s`)
+    return { answered, acceptTps }
+  } finally {
+    rpc.close()
+    child.kill('SIGTERM')
+  }
+}
+
 async function scenarioThroughput(opts, P, set) {
   const names = ['pcnode(200ms)', 'anvil(bt 0.2)', 'anvil(automine)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
   const out = {}
@@ -1153,6 +1202,14 @@ function buildReport(results) {
         aim('≥ anvil', pcTps == null || anvTps == null ? null : pcTps >= anvTps),
       ),
     )
+    const ceiling = results.scenarios.noopCeiling?.acceptTps
+    if (ceiling != null) {
+      const pct = (v) => (v == null ? 'n/a' : `${Math.round((100 * v) / ceiling)}%`)
+      L.push(
+        `  ceiling: a no-op node:http server answers the same sends at ${fmt(ceiling)} req/s;` +
+          ` pcnode reaches ${pct(pcTps)} of it, anvil(bt 0.2) ${pct(t('anvil(bt 0.2)')?.acceptTps)}`,
+      )
+    }
     L.push(row('eth_sendRawTransaction p50', (r) => r?.sendRawMs.p50, 'ms'))
     L.push(row('eth_sendRawTransaction p99', (r) => r?.sendRawMs.p99, 'ms'))
     const pc = t('pcnode(200ms)')
@@ -1361,6 +1418,7 @@ async function main() {
   if (want('boot')) await guarded('boot', () => scenarioBoot(opts, P))
   if (want('latency')) await guarded('latency', () => scenarioLatency(opts, P, transfers))
   if (want('throughput')) await guarded('throughput', () => scenarioThroughput(opts, P, transfers))
+  if (want('throughput')) await guarded('noopCeiling', () => scenarioNoopCeiling(P, transfers))
   if (want('estimate') || want('simulate')) {
     await guarded('calls', async () => {
       const r = await scenarioEstimateSimulate(opts, P, opts.only)
