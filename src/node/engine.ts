@@ -32,19 +32,37 @@ export const HISTORY_ADDRESS = new Address(hexToBytes(SYSTEM_CONTRACTS[0][0] as 
 export class SerialQueue {
   private tail: Promise<unknown> = Promise.resolve()
   private depth = 0
+  private consistentRunning = false
 
-  run<T>(task: () => Promise<T>): Promise<T> {
+  /**
+   * Queues `task`. `consistent`: the task hands the event loop back only where the state is
+   * whole (a flashblock, between two transactions), so others may read the state cache meanwhile.
+   */
+  run<T>(task: () => Promise<T>, { consistent = false } = {}): Promise<T> {
     this.depth++
-    const result = this.tail.then(task)
-    this.tail = result.then(
-      () => this.depth--,
-      () => this.depth--,
-    )
+    const result = this.tail.then(() => {
+      this.consistentRunning = consistent
+      return task()
+    })
+    const done = () => {
+      this.depth--
+      this.consistentRunning = false
+    }
+    this.tail = result.then(done, done)
     return result
   }
 
   get size(): number {
     return this.depth
+  }
+
+  /**
+   * True when a synchronous read of the state cache sees what a task queued now would: nothing
+   * waits in the queue (a queued state change must not be overtaken) and the running task, if
+   * any, is a consistent one.
+   */
+  get readableNow(): boolean {
+    return this.depth === 0 || (this.depth === 1 && this.consistentRunning)
   }
 }
 

@@ -310,12 +310,22 @@ export class DevNode {
   private decode(raw: Uint8Array): TypedTransaction {
     if (raw.length > 128 * 1024) throw new TxRejectedError(`oversized data: transaction size ${raw.length}, limit ${128 * 1024}`)
     if (raw.length === 0) throw new TxRejectedError('typed transaction too short')
+    let tx: TypedTransaction
     try {
       // The shared tx Common skips the per-transaction params merge (~0.4 ms of each decode).
-      return createTxFromRLP(raw, { common: txCommon(this.engine.common), freeze: false })
+      tx = createTxFromRLP(raw, { common: txCommon(this.engine.common), freeze: false })
     } catch (error) {
       throw this.decodeError(raw, error as Error)
     }
+    // ethereumjs lets a typed transaction's chain id carry leading zero bytes; geth refuses them,
+    // and the wire bytes (kept as the transaction's encoding) would not be canonical.
+    if (chainIdHasLeadingZero(raw)) {
+      const [int, name] = GETH_TX_TYPES[raw[0]] ?? ['*big.Int', 'Transaction']
+      throw new TxRejectedError(
+        `rlp: non-canonical integer (leading zero bytes) for ${int}, decoding into (types.${name}).ChainID`,
+      )
+    }
+    return tx
   }
 
   private decodeError(raw: Uint8Array, error: Error): TxRejectedError {
@@ -343,12 +353,14 @@ export class DevNode {
     const hash = tx.hash()
     if (this.chain.getTx(hash)) throw new TxRejectedError('already known')
     const info: PoolTxInfo = { tx, hash, from, receivedAt: performance.now() }
-    // Admission reads the sender from the state cache, so a send never waits behind a flashblock
-    // in the serial queue; a sender the cache does not hold yet is read in the queue.
+    // Admission reads the sender from the state cache, so a send does not wait behind a
+    // flashblock in the serial queue. It waits when a state change is queued ahead of it (a send
+    // after anvil_setBalance in one batch sees the new balance) or the cache lacks the sender.
     const address = new Address(from)
-    const cached = this.engine.state.peekAccount(address)
+    const { queue, state } = this.engine
+    const cached = queue.readableNow ? state.peekAccount(address) : undefined
     if (cached !== undefined) return this.admit(info, cached ?? undefined)
-    return this.engine.queue.run(async () => this.admit(info, await this.engine.state.getAccount(address)))
+    return queue.run(async () => this.admit(info, await state.getAccount(address)))
   }
 
   private admit(info: PoolTxInfo, account: Account | undefined): Uint8Array {
@@ -511,6 +523,23 @@ function rewards(block: BlockRecord, percentiles: number[]): bigint[] {
 }
 
 /** Chain id a raw transaction names, read without full decoding (for the wrong-chain message). */
+/** geth's integer type and struct name of each typed transaction's chain id, for its error text. */
+const GETH_TX_TYPES: Record<number, [string, string]> = {
+  1: ['*big.Int', 'AccessListTx'],
+  2: ['*big.Int', 'DynamicFeeTx'],
+  3: ['*uint256.Int', 'BlobTx'],
+  4: ['*uint256.Int', 'SetCodeTx'],
+}
+
+/** Whether a typed transaction's first field (the chain id) is an integer with leading zeros. */
+function chainIdHasLeadingZero(raw: Uint8Array): boolean {
+  if (raw[0] >= 0x80) return false // legacy: the chain id is in v, whose encoding ethereumjs checks
+  const list = raw[1]
+  const at = 2 + (list > 0xf7 ? list - 0xf7 : 0)
+  const b = raw[at]
+  return b === 0x00 || (b > 0x80 && b <= 0xb7 && raw[at + 1] === 0x00)
+}
+
 function txChainId(raw: Uint8Array): bigint | undefined {
   try {
     if (raw[0] >= 0xc0) {
