@@ -21,14 +21,20 @@ const EMPTY_REQUESTS_HASH = Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e
 const SLICE_MS = 2
 
 /**
- * How long one flashblock may run: its execution time, and its wall time, which also counts the
- * requests answered between slices (reads wait behind the flashblock in the serial queue).
+ * How long one flashblock may run: its execution time; its wall time, which also counts the
+ * requests answered between slices; and its wall time once other work (a read, a seal) waits
+ * behind it in the serial queue.
  */
 export interface FlashblockBudget {
   executionMs: number
   wallMs: number
+  whileOthersWaitMs: number
 }
-const UNBOUNDED: FlashblockBudget = { executionMs: Number.POSITIVE_INFINITY, wallMs: Number.POSITIVE_INFINITY }
+const UNBOUNDED: FlashblockBudget = {
+  executionMs: Number.POSITIVE_INFINITY,
+  wallMs: Number.POSITIVE_INFINITY,
+  whileOthersWaitMs: Number.POSITIVE_INFINITY,
+}
 
 export interface FlashblockResult {
   block: BlockRecord
@@ -117,15 +123,23 @@ export class BlockProducer {
   /**
    * Executes transactions as the next flashblock of the pending block, within `budget`. Every
    * SLICE_MS of execution it lets the event loop run, so sends are answered while a long
-   * flashblock executes (they only read the state cache, which is consistent between transactions).
+   * flashblock executes (they only read the state cache, which is consistent between
+   * transactions). Receipts are served once the transactions have executed; the pending block and
+   * the announcement change in one step after the state is committed: readers see whole
+   * flashblocks only.
    */
   async flashblock(batch: PoolTxInfo[], budget: FlashblockBudget = UNBOUNDED): Promise<FlashblockResult> {
     const block = this.chain.pending ?? (await this.open())
     const ctx = this.ctxBlock as Block
-    const { state } = this.engine
+    const { state, queue } = this.engine
+    const h = block.header
     const included: IncludedTx[] = []
+    const receipts: Uint8Array[] = []
     const rejected: FlashblockResult['rejected'] = []
     const index = block.flashblocks
+    let gasUsed = h.gasUsed
+    let blobGasUsed = h.blobGasUsed
+    let logCount = this.logCount
     await state.checkpoint()
     const start = performance.now()
     let executed = 0
@@ -133,7 +147,11 @@ export class BlockProducer {
     let sliceStart = start
     for (const info of batch) {
       const t = performance.now()
-      if (executed > 0 && (spent + t - sliceStart > budget.executionMs || t - start > budget.wallMs)) break
+      const over =
+        spent + t - sliceStart > budget.executionMs ||
+        t - start > budget.wallMs ||
+        (t - start > budget.whileOthersWaitMs && queue.size > 1)
+      if (executed > 0 && over) break
       if (t - sliceStart > SLICE_MS) {
         spent += t - sliceStart
         await new Promise(setImmediate)
@@ -141,64 +159,72 @@ export class BlockProducer {
       }
       executed++
       const { tx } = info
-      if (tx.gasLimit > block.header.gasLimit - block.header.gasUsed) {
+      if (tx.gasLimit > h.gasLimit - gasUsed) {
         rejected.push({ info, error: new Error('block gas limit reached') })
         continue
       }
       try {
-        const result = await runTx(this.engine.vm, {
-          tx,
-          block: ctx,
-          blockGasUsed: block.header.gasUsed,
-          skipHardForkValidation: true,
-        })
-        block.header.gasUsed += result.blockGasSpent
-        const baseFee = block.header.baseFeePerGas
+        const result = await runTx(this.engine.vm, { tx, block: ctx, blockGasUsed: gasUsed, skipHardForkValidation: true })
+        gasUsed += result.blockGasSpent
         const blobGas =
           tx.supports(Capability.EIP1559FeeMarket) && 'blobVersionedHashes' in tx
             ? BigInt((tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length) *
               this.engine.common.param('blobGasPerBlob')
             : undefined
-        if (blobGas) block.header.blobGasUsed += blobGas
+        if (blobGas) blobGasUsed += blobGas
         const logs = (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }))
-        const t: IncludedTx = {
+        included.push({
           tx,
           hash: info.hash,
           from: info.from,
-          index: block.txs.length,
+          index: block.txs.length + included.length,
           flashblockIndex: index,
-          preconfirmedAt: performance.now(),
+          preconfirmedAt: 0,
           block,
           receipt: {
             status: result.execResult.exceptionError ? 0 : 1,
             gasUsed: result.totalGasSpent,
-            cumulativeGasUsed: block.header.gasUsed,
-            effectiveGasPrice: effectiveGasPrice(tx, baseFee),
+            cumulativeGasUsed: gasUsed,
+            effectiveGasPrice: effectiveGasPrice(tx, h.baseFeePerGas),
             contractAddress: result.createdAddress?.bytes,
             logs,
             logsBloom: result.bloom.bitvector,
             blobGasUsed: blobGas,
             blobGasPrice: blobGas ? ctx.header.getBlobGasPrice() : undefined,
-            firstLogIndex: this.logCount,
+            firstLogIndex: logCount,
           },
-        }
-        this.logCount += logs.length
-        this.encodedReceipts.push(encodeReceipt(result.receipt, tx.type))
-        block.txs.push(t)
-        block.size += BigInt(tx.serialize().length)
-        included.push(t)
-        this.chain.addPreconfirmed(t)
+        })
+        logCount += logs.length
+        receipts.push(encodeReceipt(result.receipt, tx.type))
       } catch (error) {
         rejected.push({ info, error: error as Error })
       }
     }
-    // Receipts are served from here on; let waiting requests (a client polling for its receipt)
-    // in before the state commits to the trie, the flashblock's slowest step for a few txs.
-    if (included.length > 0) await new Promise(setImmediate)
+    if (included.length > 0) {
+      // Receipts are served from here on, and waiting requests (a client polling for one) get in
+      // before the state commits to the trie, the slowest step of a small flashblock. The pending
+      // block, its logs and the announcement follow in one step once the root is known.
+      const now = performance.now()
+      for (const t of included) {
+        t.preconfirmedAt = now
+        this.chain.addPreconfirmed(t)
+      }
+      await new Promise(setImmediate)
+    }
     await state.commit()
     if (included.length > 0) {
+      const stateRoot = await state.getStateRoot()
+      // Published in one synchronous step: no reader sees part of this flashblock.
+      h.gasUsed = gasUsed
+      h.blobGasUsed = blobGasUsed
+      h.stateRoot = stateRoot
+      this.logCount = logCount
+      this.encodedReceipts.push(...receipts)
+      for (const t of included) {
+        block.txs.push(t)
+        block.size += BigInt(t.tx.serialize().length)
+      }
       block.flashblocks++
-      block.header.stateRoot = await state.getStateRoot()
       this.events.emit('flashblock', { block, index, txs: included })
     }
     return { block, index, included, rejected, executed }

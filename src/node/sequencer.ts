@@ -11,11 +11,13 @@ import type { BlockProducer, FlashblockBudget } from './producer.js'
 /**
  * How long one flashblock may run; the rest of the batch waits for the next one. A backlog gets
  * most of each interval's execution time, and a flashblock ends by the next tick even when
- * answering requests between its slices took the rest. Interval 0 flashes back to back, so a
- * short budget there only bounds how long a read waits in the serial queue.
+ * answering requests between its slices took the rest. Once a read or a seal waits for the serial
+ * queue, it ends within 50 ms. Interval 0 flashes back to back, so its budget is short anyway.
  */
 function flashblockBudget(preconfInterval: number): FlashblockBudget {
-  return preconfInterval > 0 ? { executionMs: 0.8 * preconfInterval, wallMs: preconfInterval } : { executionMs: 50, wallMs: 100 }
+  return preconfInterval > 0
+    ? { executionMs: 0.8 * preconfInterval, wallMs: preconfInterval, whileOthersWaitMs: 50 }
+    : { executionMs: 50, wallMs: 100, whileOthersWaitMs: 50 }
 }
 
 /** Calls `fn` at t0 + k * period, skipping boundaries it missed instead of bunching up. */
@@ -126,7 +128,7 @@ export class Sequencer {
   flash(): Promise<void> {
     if (this.pool.size === 0) return Promise.resolve()
     const run = this.engine.queue
-      .run(() => this.flashNow())
+      .run(() => this.flashNow(), { consistent: true })
       .then(async (more) => {
         if (this.config.blockTime === 0) await this.seal()
         if (more) this.notify()

@@ -415,7 +415,7 @@ export class Subscriptions {
   /**
    * Resolves when the transaction is pre-confirmed (at once if it already is), when the sequencer
    * drops it, or after `timeoutMs`. The check and the registration happen in one synchronous step,
-   * and the node records and announces a flashblock in one step too, so no inclusion is missed.
+   * and the node indexes a flashblock's receipts before it announces it, so no inclusion is missed.
    */
   waitForInclusion(hash: Uint8Array, timeoutMs: number): Promise<InclusionResult> {
     const included = this.node.getReceipt(hash)
