@@ -8,7 +8,7 @@
 // as anvil serves them at once. The head's header keeps its real root, so its hash stays valid.
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
-import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToBigInt, equalsBytes } from '@ethereumjs/util'
 import { hexKey } from './chain.js'
 import { InvalidParamsError, NodeError } from './errors.js'
@@ -484,32 +484,12 @@ export class DevControl {
   async sendUnsigned(req: CallRequest): Promise<Uint8Array> {
     const from = req.from
     if (!from) throw new InvalidParamsError('missing from')
-    const node = this.node
-    const nonce = req.nonce ?? (await node.getTransactionCount(from, { tag: 'pending' }))
-    const gasLimit = req.gas ?? (await node.estimateGas(req, { tag: 'pending' }))
-    const { common } = node.engine
-    const base = {
-      nonce,
-      gasLimit,
-      to: req.to ? new Address(req.to) : undefined,
-      value: req.value ?? 0n,
-      data: req.data ?? new Uint8Array(),
-      r: IMPERSONATION_MARK | bytesToBigInt(from),
-      s: 1n,
-    }
-    const opts = { common, freeze: false }
-    let tx: TypedTransaction
-    if (req.gasPrice !== undefined) {
-      tx = createLegacyTx({ ...base, gasPrice: req.gasPrice, v: common.chainId() * 2n + 35n }, opts)
-    } else {
-      const tip = req.maxPriorityFeePerGas ?? node.maxPriorityFeePerGas()
-      const maxFeePerGas = req.maxFeePerGas ?? node.pendingBaseFee() * 2n + tip
-      const accessList = req.accessList?.map((e) => [e.address, e.storageKeys]) as never
-      tx = createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas: tip, accessList, v: 0n }, opts)
-    }
+    const r = IMPERSONATION_MARK | bytesToBigInt(from)
+    const chainId = this.node.engine.common.chainId()
+    const tx = await this.node.fillTransaction(req, from, (legacy) => ({ v: legacy ? chainId * 2n + 35n : 0n, r, s: 1n }))
     const sender = new Address(from)
     tx.getSenderAddress = () => sender
     this.unsignedTxs.add(tx)
-    return node.submit(tx, from)
+    return this.node.submit(tx, from)
   }
 }

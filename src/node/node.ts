@@ -383,11 +383,23 @@ export class DevNode {
     const account = this.keys.get(`0x${hexKey(req.from)}`)
     if (!account && this.dev.impersonating(req.from)) return this.dev.sendUnsigned(req)
     if (!account) throw new TxRejectedError(`unknown account 0x${hexKey(req.from)}`)
-    const nonce = req.nonce ?? (await this.getTransactionCount(req.from, { tag: 'pending' }))
-    const pendingHeader = this.chain.pending?.header ?? this.chain.head.header
+    const tx = (await this.fillTransaction(req, req.from)).sign(hexToBytes(account.privateKey))
+    return this.submit(tx, req.from)
+  }
+
+  /**
+   * The transaction eth_sendTransaction sends for `req` from `from`: the fields given, the rest
+   * defaulted (pending nonce, an estimate at "pending", the suggested tip over twice the pending
+   * base fee); legacy when `req` has a gas price. Unsigned, unless `signature` gives v, r and s
+   * (impersonated senders, devcontrol.ts; left unfrozen so the sender can be set).
+   */
+  async fillTransaction(
+    req: CallRequest,
+    from: Uint8Array,
+    signature?: (legacy: boolean) => { v: bigint; r: bigint; s: bigint },
+  ): Promise<TypedTransaction> {
+    const nonce = req.nonce ?? (await this.getTransactionCount(from, { tag: 'pending' }))
     const gasLimit = req.gas ?? (await this.estimateGas(req, { tag: 'pending' }))
-    const common = this.engine.common
-    const key = hexToBytes(account.privateKey)
     const base = {
       nonce,
       gasLimit,
@@ -395,15 +407,13 @@ export class DevNode {
       value: req.value ?? 0n,
       data: req.data ?? new Uint8Array(),
     }
-    let tx: TypedTransaction
-    if (req.gasPrice !== undefined) {
-      tx = createLegacyTx({ ...base, gasPrice: req.gasPrice }, { common }).sign(key)
-    } else {
-      const tip = req.maxPriorityFeePerGas ?? SUGGESTED_TIP
-      const maxFeePerGas = req.maxFeePerGas ?? pendingHeader.baseFeePerGas * 2n + tip
-      tx = createFeeMarket1559Tx({ ...base, maxFeePerGas, maxPriorityFeePerGas: tip }, { common }).sign(key)
-    }
-    return this.submit(tx, req.from)
+    const opts = { common: this.engine.common, freeze: signature === undefined }
+    if (req.gasPrice !== undefined) return createLegacyTx({ ...base, gasPrice: req.gasPrice, ...signature?.(true) }, opts)
+    const tip = req.maxPriorityFeePerGas ?? SUGGESTED_TIP
+    const maxFeePerGas = req.maxFeePerGas ?? this.pendingBaseFee() * 2n + tip
+    const accessList = req.accessList?.map((e) => [e.address, e.storageKeys]) as never
+    const fee = { maxFeePerGas, maxPriorityFeePerGas: tip, accessList }
+    return createFeeMarket1559Tx({ ...base, ...fee, ...signature?.(false) }, opts)
   }
 
   /** Private key of a dev account, for the signing methods. */
