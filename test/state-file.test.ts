@@ -194,14 +194,7 @@ describe('state file', () => {
 
     // The command line says so and exits non-zero.
     const file = join(dir, 'garbage.json')
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/index.ts', 'start', '--port', '0', '--no-app', '--state', file],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
+    const child = spawnStart(['--state', file])
     let output = ''
     child.stdout?.on('data', (d) => (output += d))
     child.stderr?.on('data', (d) => (output += d))
@@ -212,29 +205,9 @@ describe('state file', () => {
 
   it('pcnode start --state writes the file when stopped with SIGTERM', async () => {
     const file = join(dir, 'sigterm.json')
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/index.ts',
-        'start',
-        '--port',
-        '0',
-        '--no-app',
-        '--json',
-        '--state',
-        file,
-        '--state-interval',
-        '0',
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
+    const child = spawnStart(['--json', '--state', file, '--state-interval', '0'])
     const ready = await readyLine(child)
-    const call = async (method: string, params: unknown[] = []) => {
-      const res = await fetch(ready.rpcUrl, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
-      return ((await res.json()) as { result: any }).result
-    }
+    const call = resultOf(ready.rpcUrl)
     const hash = await call('eth_sendTransaction', [
       { from: ready.accounts[0].address, to: ready.accounts[1].address, value: '0x5' },
     ])
@@ -267,37 +240,20 @@ describe('state file', () => {
     let interrupted = 0
     const iterations = 15
     for (let i = 0; i < iterations; i++) {
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'src/cli/index.ts',
-          'start',
-          '--port',
-          '0',
-          '--no-app',
-          '--json',
-          '--state',
-          file,
-          '--state-interval',
-          '1',
-          '--block-time',
-          '100ms',
-          '--preconf-interval',
-          '20ms',
-        ],
-        { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-      )
+      const child = spawnStart([
+        '--json',
+        '--state',
+        file,
+        '--state-interval',
+        '1',
+        '--block-time',
+        '100ms',
+        '--preconf-interval',
+        '20ms',
+      ])
       try {
         const ready = await readyLine(child)
-        const rpc = async (method: string, params: unknown[] = []) => {
-          const res = await fetch(ready.rpcUrl, {
-            method: 'POST',
-            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-          })
-          return ((await res.json()) as { result: any }).result
-        }
+        const rpc = resultOf(ready.rpcUrl)
         // The previous run's last complete write loaded: the history only grows.
         const head = BigInt(await rpc('eth_blockNumber'))
         expect(head).toBeGreaterThanOrEqual(lastHead)
@@ -325,6 +281,20 @@ describe('state file', () => {
     console.log(`state file: ${size} bytes, ${iterations} kills, ${interrupted} inside a write, head ${lastHead}`)
   })
 })
+
+/** `pcnode start` from the sources on a free port, without the app, its output piped. */
+function spawnStart(args: string[]): ChildProcess {
+  const cli = ['--import', 'tsx', 'src/cli/index.ts', 'start', '--port', '0', '--no-app']
+  return spawn(process.execPath, [...cli, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** A JSON-RPC caller for `url` that returns each call's result. */
+function resultOf(url: string) {
+  return async (method: string, params: unknown[] = []) => {
+    const res = await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+    return ((await res.json()) as { result: any }).result
+  }
+}
 
 async function readyLine(child: ChildProcess): Promise<{ rpcUrl: string; accounts: Array<{ address: string }> }> {
   let out = ''
