@@ -2,16 +2,8 @@
 // ("pending"). A revert prints its decoded reason and exits 1; request errors exit 2.
 import chalk from 'chalk'
 import { type Command, InvalidArgumentError } from 'commander'
-import {
-  DEFAULT_RPC_URL,
-  EXIT_FAILED,
-  fail,
-  loadRevertDecoder,
-  RpcCallError,
-  revertReason,
-  rpcRequest,
-  usageExit,
-} from './simulate.js'
+import { RpcCallError, rpcRequest } from './rpc-client.js'
+import { DEFAULT_RPC_URL, EXIT_FAILED, fail, loadRevertDecoder, revertReason, usageExit } from './simulate.js'
 import { parseAmount } from './units.js'
 
 interface EstimateFlags {

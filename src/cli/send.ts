@@ -9,6 +9,7 @@ import type { Ora } from 'ora'
 import type { Hex, TransactionSerialized } from 'viem'
 import type WebSocket from 'ws'
 import { DEFAULT_MNEMONIC } from '../node/options.js'
+import { RpcCallError, rpcRequest, TransportError } from './rpc-client.js'
 import { formatEther, parseAmount, parseBigInt, parseDuration, parseInteger } from './units.js'
 
 async function loadDeps() {
@@ -69,20 +70,6 @@ export function registerSend(program: Command): void {
 
 // --- JSON-RPC over HTTP and WebSocket ------------------------------------------------------------
 
-/** The endpoint answered with a JSON-RPC error. */
-class RpcFailure extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message)
-  }
-}
-
-/** The endpoint could not be reached or is not a JSON-RPC endpoint. */
-class ConnectionFailure extends Error {}
-
 /** Ran out of time following the transaction. */
 class FollowTimeout extends Error {}
 
@@ -91,31 +78,7 @@ interface Rpc {
 }
 
 function httpRpc(url: string): Rpc {
-  let id = 0
-  return {
-    async request(method, params = []) {
-      let res: Response
-      try {
-        res = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        })
-      } catch (error) {
-        const cause = (error as { cause?: { code?: string; message?: string } }).cause
-        throw new ConnectionFailure(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`)
-      }
-      let body: { result?: unknown; error?: { code: number; message: string; data?: unknown } }
-      try {
-        body = (await res.json()) as typeof body
-      } catch {
-        throw new ConnectionFailure(`${url} is not a JSON-RPC endpoint (HTTP ${res.status})`)
-      }
-      if (body.error) throw new RpcFailure(body.error.code, body.error.message, body.error.data)
-      return body.result as any
-    },
-  }
+  return { request: (method, params = []) => rpcRequest(url, method, params, REQUEST_TIMEOUT_MS) as Promise<any> }
 }
 
 class WsRpc implements Rpc {
@@ -139,11 +102,11 @@ class WsRpc implements Rpc {
       const waiter = this.pending.get(msg.id)
       if (!waiter) return
       this.pending.delete(msg.id)
-      if (msg.error) waiter.reject(new RpcFailure(msg.error.code, msg.error.message, msg.error.data))
+      if (msg.error) waiter.reject(new RpcCallError(msg.error.code, msg.error.message, msg.error.data))
       else waiter.resolve(msg.result)
     })
     ws.on('close', () => {
-      const error = new ConnectionFailure('the WebSocket connection closed')
+      const error = new TransportError('the WebSocket connection closed')
       for (const w of this.pending.values()) w.reject(error)
       this.pending.clear()
       this.closed?.(error)
@@ -155,7 +118,7 @@ class WsRpc implements Rpc {
     return new Promise((resolve, reject) => {
       const ws = new deps.WebSocket(url, { handshakeTimeout: WS_CONNECT_TIMEOUT_MS })
       ws.once('open', () => resolve(new WsRpc(ws)))
-      ws.once('error', (error) => reject(new ConnectionFailure(`cannot reach ${url}: ${error.message}`)))
+      ws.once('error', (error) => reject(new TransportError(`cannot reach ${url}: ${error.message}`)))
     })
   }
 
@@ -247,10 +210,10 @@ async function runSend(flags: SendFlags): Promise<number> {
   const isWsUrl = /^wss?:\/\//i.test(url)
   let ws: WsRpc | undefined
   const fail = (error: unknown, stage: string): number => {
-    const code = error instanceof ConnectionFailure ? EXIT_CONNECTION : EXIT_FAILED
+    const code = error instanceof TransportError ? EXIT_CONNECTION : EXIT_FAILED
     const message = error instanceof Error ? error.message : String(error)
     if (flags.json) {
-      const rpcCode = error instanceof RpcFailure ? { code: error.code, data: error.data } : {}
+      const rpcCode = error instanceof RpcCallError ? { code: error.code, data: error.data } : {}
       console.log(JSON.stringify({ error: message, stage, ...rpcCode }))
     } else {
       report.fail(`${stage}: ${message}`)
@@ -309,7 +272,7 @@ async function runSend(flags: SendFlags): Promise<number> {
     return outcome.status === 'reverted' ? EXIT_FAILED : 0
   } catch (error) {
     if (error instanceof StageError) return fail(error.cause, error.stage)
-    return fail(error, error instanceof ConnectionFailure ? 'connection failed' : 'failed')
+    return fail(error, error instanceof TransportError ? 'connection failed' : 'failed')
   } finally {
     ws?.close()
   }
@@ -426,7 +389,7 @@ async function submitAndFollow(rpc: Rpc, ws: WsRpc | undefined, raw: Hex, flags:
       })
       live = true
     } catch (error) {
-      if (error instanceof ConnectionFailure) throw error
+      if (error instanceof TransportError) throw error
       // The endpoint has no flashblock subscriptions: poll instead.
     }
   }
@@ -437,7 +400,7 @@ async function submitAndFollow(rpc: Rpc, ws: WsRpc | undefined, raw: Hex, flags:
   try {
     hash = String(await rpc.request<string>('eth_sendRawTransaction', [raw])).toLowerCase()
   } catch (error) {
-    throw new StageError(error instanceof ConnectionFailure ? 'connection failed' : 'rejected', error)
+    throw new StageError(error instanceof TransportError ? 'connection failed' : 'rejected', error)
   }
   const outcome: Outcome = { hash, acceptedMs: elapsed(t0) }
   report.done(`Accepted ${hash} (${outcome.acceptedMs} ms)`)
@@ -542,6 +505,6 @@ async function fillStatus(rpc: Rpc, hash: string, outcome: Outcome, receipt: Rec
     if (status.flashblockIndex !== undefined) outcome.flashblockIndex = Number(status.flashblockIndex)
     if (status.blockNumber !== undefined) outcome.blockNumber ??= Number(status.blockNumber)
   } catch (error) {
-    if (error instanceof ConnectionFailure) throw error
+    if (error instanceof TransportError) throw error
   }
 }

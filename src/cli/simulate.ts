@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises'
 import { stripVTControlCharacters } from 'node:util'
 import chalk from 'chalk'
 import type { Command } from 'commander'
+import { RpcCallError, rpcRequest } from './rpc-client.js'
 import { formatEther } from './units.js'
 
 export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545'
@@ -14,49 +15,6 @@ export const EXIT_REQUEST = 2
 
 const TRANSFER_ADDRESS = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee'
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
-
-/** A JSON-RPC error answer (exit 1 or 2 is the caller's choice). */
-export class RpcCallError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message)
-  }
-}
-
-/** The endpoint could not be reached or did not answer JSON-RPC. */
-export class TransportError extends Error {}
-
-let nextId = 1
-
-/** One JSON-RPC call over HTTP; the result, or RpcCallError / TransportError. */
-export async function rpcRequest(url: string, method: string, params: unknown[], timeoutMs = 30_000): Promise<unknown> {
-  let response: Response
-  try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string; errors?: Array<{ code?: string }> } }).cause
-    const reason = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message
-    throw new TransportError(`cannot reach ${url}: ${reason ?? (error as Error).message}`)
-  }
-  const text = await response.text()
-  let body: { result?: unknown; error?: { code: number; message: string; data?: unknown } }
-  try {
-    body = JSON.parse(text)
-  } catch {
-    throw new TransportError(`${url} answered HTTP ${response.status} without JSON-RPC: ${text.slice(0, 120)}`)
-  }
-  if (body.error) throw new RpcCallError(body.error.code, body.error.message, body.error.data)
-  if (!('result' in body)) throw new TransportError(`${url} answered without a result`)
-  return body.result
-}
 
 let decodeRevertReason: ((output: Uint8Array) => string | undefined) | undefined
 
