@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
 import type { Hex } from 'viem'
-import { readTypedDataFile, typedDataCommand } from './typed-data.js'
+import { readTypedDataFile, typedDataCommand, typedDataHash } from './typed-data.js'
 import { connect, DEFAULT_RPC_URL, deps, EXIT_FAILED, FailedError, runClient, UsageError } from './wallet.js'
 
 export const DEFAULT_APP_URL = 'http://127.0.0.1:3001'
@@ -101,12 +101,7 @@ async function verify(file: string, flags: VerifyFlags): Promise<void> {
   }
 
   const payload = await readTypedDataFile(file)
-  let hash: Hex
-  try {
-    hash = viem.hashTypedData(payload as never)
-  } catch (error) {
-    throw new FailedError(`invalid typed data in ${file}: ${(error as { shortMessage?: string }).shortMessage ?? error}`)
-  }
+  const hash = typedDataHash(viem, payload, file)
   const node = await connect(flags.rpcUrl ?? DEFAULT_RPC_URL) // fails (exit 2) when the node cannot be reached
   const valid = await node.client.verifyTypedData({
     address: flags.address as Hex,

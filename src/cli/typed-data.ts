@@ -67,12 +67,7 @@ async function sign(file: string, flags: SignFlags): Promise<void> {
   const payload = await readTypedDataFile(file)
   const account = await signingAccount(flags)
   const { viem, chalk, contracts } = await deps()
-  let hash: Hex
-  try {
-    hash = viem.hashTypedData(payload as never)
-  } catch (error) {
-    throw new FailedError(`invalid typed data in ${file}: ${(error as { shortMessage?: string }).shortMessage ?? error}`)
-  }
+  const hash = typedDataHash(viem, payload, file)
 
   if (!flags.smartWallet) {
     const signature = await account.signTypedData(payload as never)
@@ -125,6 +120,15 @@ function print(chalk: { bold: (s: string) => string }, rows: Array<[string, stri
 }
 
 /** Reads and normalises a typed-data JSON file; a missing file is a usage error, bad contents invalid input. */
+/** The EIP-712 hash of a payload read from `file`; one viem cannot hash is a FailedError naming the file. */
+export function typedDataHash(viem: typeof import('viem'), payload: TypedDataPayload, file: string): Hex {
+  try {
+    return viem.hashTypedData(payload as never)
+  } catch (error) {
+    throw new FailedError(`invalid typed data in ${file}: ${(error as { shortMessage?: string }).shortMessage ?? error}`)
+  }
+}
+
 export async function readTypedDataFile(file: string): Promise<TypedDataPayload> {
   let text: string
   try {
