@@ -6,6 +6,7 @@ import { type Common, createCustomCommon, Mainnet } from '@ethereumjs/common'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, Address, hexToBytes } from '@ethereumjs/util'
 import { createVM, type VM } from '@ethereumjs/vm'
+import { blockCommon, indexActivatedEips } from './commons.js'
 import { fastCrypto } from './crypto.js'
 import { activeHeaderData, commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
 import type { ResolvedOptions } from './options.js'
@@ -113,6 +114,7 @@ export async function createEngine(options: ResolvedOptions): Promise<Engine> {
         hardfork: options.hardfork,
         customCrypto,
       })
+  indexActivatedEips(common)
   const state = new FastStateManager({ common, caches: new Caches() })
   const blockHashes = new BlockHashes()
   const vm = await createVM({ common, stateManager: state, blockchain: blockHashes as never })
@@ -140,7 +142,7 @@ export async function createEngine(options: ResolvedOptions): Promise<Engine> {
   }
 
   const header = (f: HeaderFields): BlockHeader =>
-    createBlockHeader(activeHeaderData(common, toHeaderData(f)), { common, setHardfork: false })
+    createBlockHeader(activeHeaderData(common, toHeaderData(f)), { common: blockCommon(common), setHardfork: false })
   const setHardforkFor = genesisFile
     ? (blockNumber: bigint, timestamp: bigint) => void common.setHardforkBy({ blockNumber, timestamp })
     : undefined

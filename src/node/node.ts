@@ -9,20 +9,12 @@ import { type DevAccount, deriveAccounts } from './accounts.js'
 import { decodeBlobNetworkWrapper, isBlobNetworkWrapper } from './blob-wrapper.js'
 import { Chain, hexKey } from './chain.js'
 import { importChainFile, startFromGenesisFile } from './chain-import.js'
+import { txCommon } from './commons.js'
 import { DevControl } from './devcontrol.js'
 import { createEngine, type Engine, txGasCap, writeGenesisState } from './engine.js'
 import { InvalidParamsError, TxRejectedError } from './errors.js'
 import { NodeEvents } from './events.js'
-import {
-  callBlock,
-  callGasCap,
-  callTransaction,
-  hasFee,
-  mapRunTxError,
-  runReverted,
-  throwFailure,
-  txCommon,
-} from './execution/call.js'
+import { callBlock, callGasCap, callTransaction, hasFee, mapRunTxError, runReverted, throwFailure } from './execution/call.js'
 import { estimateGas } from './execution/estimate.js'
 import { checkSimulateInput, type SimulatedBlock, type SimulateInput, simulate } from './execution/simulate.js'
 import { type NodeOptions, type ResolvedOptions, resolveOptions } from './options.js'

@@ -8,11 +8,11 @@ import {
   createEOACode7702Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
-  paramsTx,
   type TypedTransaction,
 } from '@ethereumjs/tx'
 import { Account, Address, equalsBytes, KECCAK256_NULL, toChecksumAddress } from '@ethereumjs/util'
 import { type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
+import { blockCommon, txCommon } from '../commons.js'
 import { toHeaderData, txGasCap } from '../engine.js'
 import { ExecutionError, InvalidParamsError, RevertError, SimulateError } from '../errors.js'
 import type { AccountOverride, BlockOverrides, CallRequest, HeaderFields, StateOverrides } from '../types.js'
@@ -34,7 +34,7 @@ export function hasFee(req: CallRequest): boolean {
 export function callBlock(common: Common, header: HeaderFields, overrides: BlockOverrides | undefined, payFees: boolean): Block {
   const fields = applyBlockOverrides(header, overrides)
   if (!payFees && overrides?.baseFeePerGas === undefined) fields.baseFeePerGas = 0n
-  return createBlock({ header: toHeaderData(fields) }, { common, setHardfork: false })
+  return createBlock({ header: toHeaderData(fields) }, { common: blockCommon(common), setHardfork: false })
 }
 
 /** A copy of `header` with the block overrides eth_call and eth_simulateV1 share applied. */
@@ -110,33 +110,6 @@ export function callTransaction(common: Common, req: CallRequest, gas: bigint, n
   const from = new Address(req.from ?? ZERO_ADDRESS)
   tx.getSenderAddress = () => from
   return tx
-}
-
-const txCommons = new WeakMap<Common, Common>()
-
-/**
- * A copy of `common` with the tx params merged, shared by every call transaction. Each tx
- * constructor copies its common and merges the tx params into it again (JSON deep copies and a
- * param-cache rebuild: most of the cost of a simulated transfer); this copy hands out itself and
- * skips the re-merge. Call transactions never change their common (runTx gets
- * skipHardForkValidation), so sharing it is safe.
- */
-export function txCommon(common: Common): Common {
-  let shared = txCommons.get(common)
-  if (!shared) {
-    const copy = common.copy()
-    copy.updateParams(paramsTx)
-    const merge = copy.updateParams.bind(copy)
-    Object.assign(copy, {
-      copy: () => copy,
-      updateParams: (params: Parameters<Common['updateParams']>[0]) => {
-        if (params !== paramsTx) merge(params)
-      },
-    })
-    shared = copy
-    txCommons.set(common, shared)
-  }
-  return shared
 }
 
 const kzgCommons = new WeakMap<Common, Common>()

@@ -18,6 +18,7 @@ import {
   toChecksumAddress,
 } from '@ethereumjs/util'
 import { encodeReceipt, type RunTxResult, type VM } from '@ethereumjs/vm'
+import { blockCommon } from '../commons.js'
 import { BEACON_ROOTS_ADDRESS, type Engine, HISTORY_ADDRESS, toHeaderData, txGasCap } from '../engine.js'
 import { InvalidParamsError, SimulateError } from '../errors.js'
 import { effectiveGasPrice } from '../producer.js'
@@ -375,7 +376,7 @@ class Simulation {
     const encoded: Uint8Array[] = []
     try {
       await this.systemCalls(header)
-      const block = createBlock({ header: toHeaderData(header) }, { common, setHardfork: false })
+      const block = createBlock({ header: toHeaderData(header) }, { common: blockCommon(common), setHardfork: false })
       this.shownBlobBaseFee = overrides?.blobBaseFee
       this.zeroFeeBlock = undefined
       let logIndex = 0
@@ -534,7 +535,7 @@ class Simulation {
     if (zeroFee)
       this.zeroFeeBlock ??= createBlock(
         { header: toHeaderData({ ...header, baseFeePerGas: 0n }) },
-        { common, setHardfork: false },
+        { common: blockCommon(common), setHardfork: false },
       )
     const execBlock = zeroFee && this.zeroFeeBlock ? this.zeroFeeBlock : block
     this.shownBaseFee = zeroFee ? header.baseFeePerGas : undefined
