@@ -115,7 +115,7 @@ export async function createEngine(options: ResolvedOptions): Promise<Engine> {
         customCrypto,
       })
   indexActivatedEips(common)
-  const state = new FastStateManager({ common, caches: new Caches() })
+  const state = FastStateManager.create(common)
   const blockHashes = new BlockHashes()
   const vm = await createVM({ common, stateManager: state, blockchain: blockHashes as never })
   const keccak = customCrypto.keccak256 ?? ((d: Uint8Array) => common.customCrypto.keccak256!(d))

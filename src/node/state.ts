@@ -1,6 +1,8 @@
+import type { Common } from '@ethereumjs/common'
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { MerkleStateManager } from '@ethereumjs/statemanager'
-import { type Account, type Address, createAccountFromRLP, unpadBytes } from '@ethereumjs/util'
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
+import { type Account, type Address, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from '@ethereumjs/util'
 import { Preimages } from './preimages.js'
 
 /**
@@ -9,6 +11,17 @@ import { Preimages } from './preimages.js'
  * and put() returns undefined), costing ~0.3 ms each; flush() at commit persists the cache anyway.
  */
 export class FastStateManager extends MerkleStateManager {
+  /** The state upstream builds by default (a key-hashing trie in memory), over a FlatKeyDB. */
+  static create(common: Common): FastStateManager {
+    const trie = new MerklePatriciaTrie({
+      useKeyHashing: true,
+      common,
+      db: new FlatKeyDB(),
+      valueEncoding: ValueEncoding.Bytes,
+    })
+    return new FastStateManager({ common, trie, caches: new Caches() })
+  }
+
   /** Keys written, for dumping the state (the trie only has their hashes). Absent on shallow copies. */
   readonly preimages?: Preimages = new Preimages()
 
@@ -45,4 +58,30 @@ export class FastStateManager extends MerkleStateManager {
     Object.setPrototypeOf(copy, FastStateManager.prototype)
     return copy
   }
+}
+
+/**
+ * The trie's node store: a MapDB whose keys are stored flat. The trie hands MapDB each node's hash
+ * as hex built by `+=` two characters at a time, which V8 keeps as a rope of ~30 pieces; as Map
+ * keys those ropes stay for the life of the process (~9 KiB of the ~18 KiB an empty block cost).
+ */
+class FlatKeyDB extends MapDB<string, Uint8Array> {
+  override async put(key: string, value: Uint8Array): Promise<void> {
+    this._database.set(flatKey(key), value)
+  }
+  override async batch(ops: Parameters<MapDB<string, Uint8Array>['batch']>[0]): Promise<void> {
+    for (const op of ops) {
+      if (op.type === 'put') await this.put(op.key, op.value)
+      else await this.del(op.key)
+    }
+  }
+  override shallowCopy(): FlatKeyDB {
+    return new FlatKeyDB(this._database)
+  }
+}
+
+/** MapDB's key for `key` (hex, no 0x), as a flat string. */
+function flatKey(key: string | Uint8Array): string {
+  if (key instanceof Uint8Array) return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex')
+  return Buffer.from(key, 'latin1').toString('latin1')
 }
