@@ -22,6 +22,7 @@ interface StartFlags extends AppFlags {
   hardfork: string
   state?: string
   stateInterval: number
+  stateHistory: number
   dataDir?: string
   silent?: boolean
   json?: boolean
@@ -92,6 +93,12 @@ export function registerStart(program: Command): void {
       parseInteger('state interval'),
       DEFAULTS.stateInterval,
     )
+    .option(
+      '--state-history <blocks>',
+      "sealed blocks whose state stays readable (older blocks' is deleted); 0 = keep all",
+      parseInteger('state history'),
+      DEFAULTS.stateHistory,
+    )
     .option('--data-dir <dir>', 'folder for kept data; without --state the state file is <dir>/state.json')
     // The example typed-data app (src/app, start-app.ts); it keeps its used nonces in --data-dir too.
     .option('--app-port <port>', 'port of the example typed-data app; 0 picks a free one (default: 3001)', parseAppPort)
@@ -127,6 +134,7 @@ async function runStart(flags: StartFlags): Promise<void> {
     hardfork: flags.hardfork,
     stateFile: flags.state,
     stateInterval: flags.stateInterval,
+    stateHistory: flags.stateHistory,
     dataDir: flags.dataDir,
     profile: flags.profile,
     genesisFile: flags.genesis,

@@ -51,6 +51,8 @@ export class Chain {
   private readonly stateRoots = new WeakMap<BlockRecord, Uint8Array>()
   /** Blocks below this number have no state in the trie (their history came from a state file). */
   stateFrom = 0n
+  /** Set when old state is pruned (pruning.ts): whether a root's nodes are still held. */
+  pruning: { keep: number; available(root: Uint8Array): boolean } | undefined
 
   /** The state root reads at `block` use. */
   stateRootOf(block: BlockRecord): Uint8Array {
@@ -59,7 +61,13 @@ export class Chain {
         `state of block ${block.header.number} is not available (history before block ${this.stateFrom} was loaded from a state file)`,
       )
     }
-    return this.stateRoots.get(block) ?? block.header.stateRoot
+    const root = this.stateRoots.get(block) ?? block.header.stateRoot
+    if (this.pruning && !this.pruning.available(root)) {
+      throw new NodeError(
+        `state of block ${block.header.number} is not available (pcnode keeps the state of the last ${this.pruning.keep} blocks: --state-history)`,
+      )
+    }
+    return root
   }
 
   /** The root set by dev setters for `block`, if any. */

@@ -181,6 +181,16 @@ export class DevControl {
     this.sequencer.notify() // at interval 0 nothing else would pre-confirm the restored pool
   }
 
+  /** State roots evm_revert and anvil_reset may go back to: state pruning keeps them. */
+  heldStateRoots(): Uint8Array[] {
+    const held = this.initial ? [this.initial, ...this.snapshots.values()] : [...this.snapshots.values()]
+    return held.flatMap((snap) => {
+      const roots = [snap.stateRoot, snap.blocks[snap.blocks.length - 1].header.stateRoot]
+      if (snap.headStateRoot) roots.push(snap.headStateRoot)
+      return roots
+    })
+  }
+
   /** evm_snapshot: ids count from 0, as anvil's do. */
   async snapshot(): Promise<bigint> {
     const snap = await this.run(() => this.capture())

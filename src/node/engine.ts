@@ -11,7 +11,7 @@ import { fastCrypto } from './crypto.js'
 import { activeHeaderData, commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
 import type { ResolvedOptions } from './options.js'
 import { installPredeploys } from './predeploys.js'
-import { FastStateManager } from './state.js'
+import { FastStateManager, NodeStore } from './state.js'
 import type { HeaderFields } from './types.js'
 
 // EIP-2935 and EIP-4788 system contracts: ethereumjs only writes their ring buffers when the code
@@ -90,6 +90,8 @@ export interface Engine {
   common: Common
   vm: VM
   state: FastStateManager
+  /** The trie nodes and code of every state root the node still holds (pruning.ts). */
+  nodes: NodeStore
   queue: SerialQueue
   keccak: (data: Uint8Array) => Uint8Array
   /** A read-only VM over the state at `stateRoot` (an older block's). Cached per root. */
@@ -115,7 +117,8 @@ export async function createEngine(options: ResolvedOptions): Promise<Engine> {
         customCrypto,
       })
   indexActivatedEips(common)
-  const state = FastStateManager.create(common)
+  const nodes = new NodeStore()
+  const state = FastStateManager.create(common, nodes)
   const blockHashes = new BlockHashes()
   const vm = await createVM({ common, stateManager: state, blockchain: blockHashes as never })
   const keccak = customCrypto.keccak256 ?? ((d: Uint8Array) => common.customCrypto.keccak256!(d))
@@ -151,6 +154,7 @@ export async function createEngine(options: ResolvedOptions): Promise<Engine> {
     common,
     vm,
     state,
+    nodes,
     queue: new SerialQueue(),
     keccak,
     viewAt,

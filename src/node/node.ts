@@ -21,6 +21,7 @@ import { type NodeOptions, type ResolvedOptions, resolveOptions } from './option
 import { TxPool } from './pool.js'
 import { BlockProducer } from './producer.js'
 import { type ChainProfile, getProfile } from './profile.js'
+import { StatePruner } from './pruning.js'
 import { Sequencer } from './sequencer.js'
 import { orderedTrieRoot } from './trie.js'
 import type {
@@ -57,6 +58,7 @@ export class DevNode {
   private sequencer!: Sequencer
   /** Test-client control (evm_*, anvil_*) and the state file: devcontrol.ts. */
   dev!: DevControl
+  pruner: StatePruner | undefined
   private readonly keys = new Map<string, DevAccount>()
 
   private constructor(
@@ -76,6 +78,7 @@ export class DevNode {
     const node = new DevNode(options, engine, accounts)
     await node.genesis()
     await node.dev.init() // loads the state file (--state) before the first block opens
+    node.startPruning()
     if (options.mining) await node.sequencer.start()
     return node
   }
@@ -143,8 +146,24 @@ export class DevNode {
     return this.sequencer.isRunning
   }
 
+  /** --state-history: old blocks' state is deleted as new blocks are sealed (pruning.ts). */
+  private startPruning(): void {
+    const { stateHistory, logger } = this.options
+    if (stateHistory === 0) return
+    this.pruner = new StatePruner(
+      this.engine,
+      this.chain,
+      stateHistory,
+      () => this.dev.heldStateRoots(),
+      (line) => logger?.(line),
+    )
+    this.chain.pruning = this.pruner
+    this.events.on('block', () => this.pruner?.blockSealed())
+  }
+
   async stop(): Promise<void> {
     await this.sequencer.stop()
+    await this.pruner?.idle()
     try {
       await this.dev.close() // the state file's final write
     } finally {

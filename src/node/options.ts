@@ -34,6 +34,8 @@ export interface NodeOptions {
   stateFile?: string
   /** Sealed blocks between state-file writes; 0 writes only on stop(). */
   stateInterval?: number
+  /** Sealed blocks whose state (balances, code, storage) stays readable; 0 keeps every block's. */
+  stateHistory?: number
   /** Folder for everything a user wants kept (the state file, the app server's data). '' = none. */
   dataDir?: string
   /** Chain profile (profile.ts): 'base' (default) or 'ethereum'; sets the block-time defaults. */
@@ -65,6 +67,7 @@ export const DEFAULTS: ResolvedOptions = {
   hardfork: 'osaka',
   stateFile: '',
   stateInterval: 10,
+  stateHistory: 8192,
   dataDir: '',
   profile: 'base',
   genesisFile: '',
@@ -87,6 +90,7 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   if (resolved.preconfInterval < 0) throw new Error('pre-confirmation interval must be >= 0')
   if (resolved.accounts < 0 || resolved.accounts > 1000) throw new Error('accounts must be between 0 and 1000')
   if (!Number.isSafeInteger(resolved.stateInterval) || resolved.stateInterval < 0) throw new Error('state interval must be >= 0')
+  if (!Number.isSafeInteger(resolved.stateHistory) || resolved.stateHistory < 0) throw new Error('state history must be >= 0')
   return resolved
 }
 

@@ -11,12 +11,12 @@ import { Preimages } from './preimages.js'
  * and put() returns undefined), costing ~0.3 ms each; flush() at commit persists the cache anyway.
  */
 export class FastStateManager extends MerkleStateManager {
-  /** The state upstream builds by default (a key-hashing trie in memory), over a FlatKeyDB. */
-  static create(common: Common): FastStateManager {
+  /** The state upstream builds by default (a key-hashing trie in memory), over `nodes`. */
+  static create(common: Common, nodes: NodeStore): FastStateManager {
     const trie = new MerklePatriciaTrie({
       useKeyHashing: true,
       common,
-      db: new FlatKeyDB(),
+      db: new FlatKeyDB(nodes),
       valueEncoding: ValueEncoding.Bytes,
     })
     return new FastStateManager({ common, trie, caches: new Caches() })
@@ -61,13 +61,33 @@ export class FastStateManager extends MerkleStateManager {
 }
 
 /**
- * The trie's node store: a MapDB whose keys are stored flat. The trie hands MapDB each node's hash
- * as hex built by `+=` two characters at a time, which V8 keeps as a rope of ~30 pieces; as Map
- * keys those ropes stay for the life of the process (~9 KiB of the ~18 KiB an empty block cost).
+ * Every state root's trie nodes (by hash, hex) and contract code (by "c" + code hash), shared by
+ * the live trie, its storage tries and every view over an older root.
+ */
+export class NodeStore {
+  readonly map = new Map<string, Uint8Array>()
+  /** While a sweep marks (pruning.ts): the keys written meanwhile, which it must not delete. */
+  written: Set<string> | undefined
+
+  has(hash: Uint8Array): boolean {
+    return this.map.has(flatKey(hash))
+  }
+}
+
+/**
+ * The trie's view of a NodeStore: a MapDB whose keys are stored flat. The trie hands MapDB each
+ * node's hash as hex built by `+=` two characters at a time, which V8 keeps as a rope of ~30
+ * pieces; as Map keys those ropes stay for the life of the process (~9 KiB of the ~18 KiB an
+ * empty block cost).
  */
 class FlatKeyDB extends MapDB<string, Uint8Array> {
+  constructor(private readonly store: NodeStore) {
+    super(store.map)
+  }
   override async put(key: string, value: Uint8Array): Promise<void> {
-    this._database.set(flatKey(key), value)
+    const flat = flatKey(key)
+    this.store.written?.add(flat)
+    this._database.set(flat, value)
   }
   override async batch(ops: Parameters<MapDB<string, Uint8Array>['batch']>[0]): Promise<void> {
     for (const op of ops) {
@@ -76,7 +96,7 @@ class FlatKeyDB extends MapDB<string, Uint8Array> {
     }
   }
   override shallowCopy(): FlatKeyDB {
-    return new FlatKeyDB(this._database)
+    return new FlatKeyDB(this.store)
   }
 }
 

@@ -1,0 +1,160 @@
+// State history pruning. The trie never deletes a node, so without this every sealed block leaves
+// its changed nodes behind for good (~6 KiB an empty block: the system contracts write storage each
+// block), and a node left running grows by hundreds of MiB a day. Every `keep / 4` blocks a sweep
+// keeps the nodes reachable from the last `keep` blocks' roots, the live state and the snapshots
+// (evm_snapshot, anvil_reset), and deletes the rest. Marking walks the store outside the serial
+// queue, handing the event loop back every few milliseconds; only the delete pass runs in it.
+import { RLP } from '@ethereumjs/rlp'
+import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
+import { type Chain, hexKey } from './chain.js'
+import type { Engine } from './engine.js'
+
+/** What a sweep did, for logs and tests. */
+export interface SweepResult {
+  roots: number
+  kept: number
+  deleted: number
+}
+
+export class StatePruner {
+  private sweeping: Promise<SweepResult> | undefined
+  private lastSweep = 0n
+  /** During a sweep: the roots it keeps; reads at any other root (written before it) are refused. */
+  private keptRoots: Set<string> | undefined
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly chain: Chain,
+    /** Sealed blocks whose state is kept; 0 keeps every block's. */
+    readonly keep: number,
+    /** Roots held elsewhere that must stay: evm_snapshot's and anvil_reset's. */
+    private readonly heldRoots: () => Uint8Array[],
+    private readonly log: (line: string) => void = () => {},
+  ) {}
+
+  /** A sweep walks every kept node (~1.7 s for the default 8192 blocks), so not too often. */
+  private get every(): bigint {
+    return BigInt(Math.max(16, Math.floor(this.keep / 4)))
+  }
+
+  /** Called after each sealed block: starts a sweep every `keep / 4` blocks. */
+  blockSealed(): void {
+    if (this.keep === 0 || this.sweeping) return
+    const head = this.chain.head.header.number
+    if (head < this.lastSweep) this.lastSweep = head // evm_revert, anvil_reset
+    if (head - this.lastSweep < this.every || head < BigInt(this.keep)) return
+    this.lastSweep = head
+    this.sweeping = this.sweep()
+    this.sweeping
+      .catch((error) => this.log(`state pruning failed: ${(error as Error).message}`))
+      .finally(() => {
+        this.sweeping = undefined
+      })
+  }
+
+  /** Waits for a running sweep, if any. */
+  async idle(): Promise<void> {
+    await this.sweeping?.catch(() => {})
+  }
+
+  /** Whether reads at `root` may start: its nodes are there and no running sweep is deleting them. */
+  available(root: Uint8Array): boolean {
+    if (equalsBytes(root, KECCAK256_RLP)) return true
+    const { nodes } = this.engine
+    if (this.keptRoots && !this.keptRoots.has(hexKey(root)) && !nodes.written?.has(hexKey(root))) return false
+    return nodes.has(root)
+  }
+
+  /** Deletes every node no kept root reaches. */
+  async sweep(): Promise<SweepResult> {
+    const { nodes, queue, state } = this.engine
+    // In the queue: the live root and the chain agree, and no flashblock is half-committed.
+    const roots = await queue.run(async () => this.rootsToKeep(await state.getStateRoot()))
+    this.keptRoots = new Set(roots.map(hexKey))
+    const written = new Set<string>()
+    nodes.written = written
+    try {
+      const marked = await markReachable(nodes.map, roots)
+      return await queue.run(async () => {
+        let deleted = 0
+        for (const key of nodes.map.keys()) {
+          // 64 hex characters: a trie node (code is stored under "c" + its hash).
+          if (key.length === 64 && !marked.has(key) && !written.has(key)) {
+            nodes.map.delete(key)
+            deleted++
+          }
+        }
+        return { roots: roots.length, kept: marked.size, deleted }
+      })
+    } finally {
+      nodes.written = undefined
+      this.keptRoots = undefined
+    }
+  }
+
+  private rootsToKeep(live: Uint8Array): Uint8Array[] {
+    const { chain } = this
+    const roots = [live, ...this.heldRoots()]
+    if (chain.pending) roots.push(chain.pending.header.stateRoot)
+    const from = Math.max(0, chain.blocks.length - this.keep)
+    for (const block of chain.blocks.slice(from)) {
+      roots.push(block.header.stateRoot)
+      const override = chain.stateRootOverride(block)
+      if (override) roots.push(override)
+    }
+    return roots
+  }
+}
+
+/**
+ * The keys (hex) of every node reachable from `roots`: account tries and the storage tries their
+ * accounts name. Depth-first over the store itself; shared subtrees are walked once.
+ */
+async function markReachable(map: Map<string, Uint8Array>, roots: Uint8Array[]): Promise<Set<string>> {
+  const marked = new Set<string>()
+  // Node references (a hash, or a node under 32 bytes embedded in its parent), and beside each
+  // whether it is in an account trie (whose leaves name storage tries).
+  const refs: Array<Uint8Array | Uint8Array[]> = [...roots]
+  const inAccounts: boolean[] = roots.map(() => true)
+  let yieldAt = performance.now() + 4
+  let steps = 0
+  while (refs.length > 0) {
+    const ref = refs.pop()!
+    const accounts = inAccounts.pop()!
+    let node: Uint8Array[]
+    if (Array.isArray(ref)) {
+      node = ref
+    } else {
+      if (equalsBytes(ref, KECCAK256_RLP)) continue
+      const key = Buffer.from(ref.buffer, ref.byteOffset, ref.byteLength).toString('hex')
+      if (marked.has(key)) continue
+      const encoded = map.get(key)
+      if (!encoded) continue
+      marked.add(key)
+      node = RLP.decode(encoded) as Uint8Array[]
+    }
+    if (node.length === 17) {
+      for (let i = 0; i < 16; i++) {
+        const child = node[i] as Uint8Array | Uint8Array[]
+        if (Array.isArray(child) || child.length > 0) {
+          refs.push(child)
+          inAccounts.push(accounts)
+        }
+      }
+    } else if (node[0][0] & 0x20) {
+      // A leaf; in the account trie its value is [nonce, balance, storageRoot, codeHash].
+      if (accounts) {
+        refs.push((RLP.decode(node[1]) as Uint8Array[])[2])
+        inAccounts.push(false)
+      }
+    } else {
+      refs.push(node[1] as Uint8Array | Uint8Array[])
+      inAccounts.push(accounts)
+    }
+    if (++steps % 256 === 0 && performance.now() > yieldAt) {
+      await new Promise(setImmediate)
+      yieldAt = performance.now() + 4
+    }
+  }
+  return marked
+}
