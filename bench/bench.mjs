@@ -25,6 +25,8 @@
 //   burst       10,000 pre-signed transfers from 32 funded senders, 32 in flight: drains or stalls
 //   estimate    eth_estimateGas (transfer; ~200k-gas deployment) and eth_call of a view: medians of 200
 //   simulate    eth_simulateV1, 1 block x 100 transfers: median of 50 ("n/a" on -32601)
+//   memory      an idle node sealing an empty block every 20 ms for 60 s (after 10 s): RSS growth
+//               per block, also with a 256-block --state-history so pruning shows within the run
 
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
@@ -47,7 +49,7 @@ const GWEI = 1_000_000_000n
 // Generous fee cap: base fees rise under the burst (anvil's 30M-gas blocks fill up), 1 gwei tip.
 const MAX_FEE = 100n * GWEI
 const TIP = 1n * GWEI
-const SCENARIOS = ['boot', 'latency', 'throughput', 'burst', 'estimate', 'simulate']
+const SCENARIOS = ['boot', 'latency', 'throughput', 'burst', 'estimate', 'simulate', 'memory']
 
 // Hand-assembled contracts (no compiler needed).
 // VIEW_RUNTIME: returns storage slot 0 (any calldata): PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
@@ -73,6 +75,8 @@ const FULL = {
   simulateCount: 50,
   simulateCalls: 100,
   warmup: 5,
+  memoryWarmupS: 10,
+  memoryS: 60,
 }
 const QUICK = {
   ...FULL,
@@ -83,6 +87,7 @@ const QUICK = {
   burstBoundS: 60,
   estimateCount: 50,
   simulateCount: 10,
+  memoryS: 20,
 }
 
 // Node configurations. pcnode runs as `node bin/pcnode.js start`, anvil from the devDependency.
@@ -91,6 +96,12 @@ const CONFIGS = {
   'pcnode(200ms)': { kind: 'pcnode', args: ['--block-time', '2', '--preconf-interval', '200ms'] },
   'anvil(automine)': { kind: 'anvil', args: [] },
   'anvil(bt 0.2)': { kind: 'anvil', args: ['--block-time', '0.2'] },
+  'pcnode(20ms blocks)': { kind: 'pcnode', args: ['--block-time', '20ms', '--preconf-interval', '20ms'] },
+  'pcnode(20ms, history 256)': {
+    kind: 'pcnode',
+    args: ['--block-time', '20ms', '--preconf-interval', '20ms', '--state-history', '256'],
+  },
+  'anvil(bt 0.02)': { kind: 'anvil', args: ['--block-time', '0.02'] },
   // What the boot figure spawns: the bare commands of the issue.
   'pcnode(boot)': { kind: 'pcnode', args: [] },
 }
@@ -971,6 +982,27 @@ async function seqLatency(count, warmup, deadline, fn, check) {
   }
 }
 
+async function scenarioMemory(opts, P) {
+  const names = ['pcnode(20ms blocks)', 'pcnode(20ms, history 256)', 'anvil(bt 0.02)'].filter(
+    (n) => !(opts.noAnvil && n.startsWith('anvil')),
+  )
+  const out = {}
+  for (const name of names) {
+    out[name] = await withNode(name, opts, async (node) => {
+      await sleep(P.memoryWarmupS * 1000)
+      const sample = async () => ({ ...memOf(node.pid), block: hexN(await node.rpc('eth_blockNumber', [])) })
+      const a = await sample()
+      await sleep(P.memoryS * 1000)
+      const b = await sample()
+      const blocks = b.block - a.block
+      const kibPerBlock = blocks > 0 ? round(((b.rssMiB - a.rssMiB) * 1024) / blocks, 2) : null
+      log(`memory ${name}: ${blocks} blocks, RSS ${a.rssMiB} -> ${b.rssMiB} MiB, ${kibPerBlock} KiB/block`)
+      return { from: a, to: b, blocks, kibPerBlock }
+    })
+  }
+  return out
+}
+
 async function scenarioEstimateSimulate(opts, P, which) {
   const names = ['pcnode(200ms)', 'anvil(automine)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
   const out = { estimate: {}, simulate: {} }
@@ -1098,7 +1130,7 @@ function buildReport(results) {
     aims.push({ text, pass })
     return { text, pass }
   }
-  const { boot, latency, throughput, burst, estimate, simulate } = results.scenarios
+  const { boot, latency, throughput, burst, estimate, simulate, memory } = results.scenarios
   if (boot) {
     L.push('', `== boot: spawn -> first answered request, median of ${results.params.bootRuns} (after 1 untimed warm-up)`)
     const p = boot.pcnode?.chainId.p50
@@ -1311,6 +1343,22 @@ function buildReport(results) {
       if (!r.unsupported && !r.error) L.push(`  ${n.padEnd(20)} invalid results ${r.invalidResults}, errors ${r.errors.count}`)
     }
   }
+  if (memory) {
+    L.push('', `== idle memory: an empty block every 20 ms for ${results.params.memoryS} s (after ${results.params.memoryWarmupS} s)`)
+    const k = (n) => memory[n]?.kibPerBlock
+    L.push(
+      line(
+        'RSS growth per empty block',
+        { name: 'pcnode', value: k('pcnode(20ms blocks)') },
+        [{ name: 'anvil(bt 0.02)', value: k('anvil(bt 0.02)') }],
+        'KiB',
+      ),
+    )
+    L.push(line('  with --state-history 256', { name: 'pcnode', value: k('pcnode(20ms, history 256)') }, [], 'KiB'))
+    for (const [n, r] of Object.entries(memory)) {
+      L.push(`  ${n.padEnd(26)} ${r.blocks} blocks, RSS ${r.from.rssMiB} -> ${r.to.rssMiB} MiB`)
+    }
+  }
   // Noise: CPU that other processes took from this 2-core-class machine while a node was measured.
   const cores = results.machine.cores || 1
   const shares = []
@@ -1429,6 +1477,7 @@ async function main() {
     delete results.scenarios.calls
   }
   if (want('burst')) await guarded('burst', () => scenarioBurst(opts, P, burst))
+  if (want('memory')) await guarded('memory', () => scenarioMemory(opts, P))
   results.totalS = round((now() - t0) / 1000, 1)
   results.loadavgEnd = os.loadavg().map((x) => round(x))
   const report = buildReport(results)
