@@ -31,7 +31,7 @@ import type { Sequencer, SequencerConfig } from './sequencer.js'
 import { type NodeParts, type NodeSnapshot, restoreSnapshot, takeSnapshot } from './snapshots.js'
 import type { CallRequest, IncludedTx } from './types.js'
 
-/** Most blocks one anvil_mine may produce: each costs a header and a few trie nodes, kept forever. */
+/** Most blocks one anvil_mine may produce: each costs a header and a few trie nodes. */
 export const MAX_MINE_BLOCKS = 100_000n
 /** Marks the placeholder signature of an impersonated transaction: r = 2^160 + sender. */
 const IMPERSONATION_MARK = 1n << 160n

@@ -44,12 +44,7 @@ export class StatePruner {
     if (head < this.lastSweep) this.lastSweep = head // evm_revert, anvil_reset
     if (head - this.lastSweep < this.every || head < BigInt(this.keep)) return
     this.lastSweep = head
-    this.sweeping = this.sweep()
-    this.sweeping
-      .catch((error) => this.log(`state pruning failed: ${(error as Error).message}`))
-      .finally(() => {
-        this.sweeping = undefined
-      })
+    this.sweep().catch((error) => this.log(`state pruning failed: ${(error as Error).message}`))
   }
 
   /** Waits for a running sweep, if any. */
@@ -65,8 +60,17 @@ export class StatePruner {
     return nodes.has(root)
   }
 
-  /** Deletes every node no kept root reaches. */
-  async sweep(): Promise<SweepResult> {
+  /** Deletes every node no kept root reaches; while one sweep runs, callers share it. */
+  sweep(): Promise<SweepResult> {
+    if (!this.sweeping) {
+      this.sweeping = this.sweepOnce().finally(() => {
+        this.sweeping = undefined
+      })
+    }
+    return this.sweeping
+  }
+
+  private async sweepOnce(): Promise<SweepResult> {
     const { nodes, queue, state } = this.engine
     // In the queue: the live root and the chain agree, and no flashblock is half-committed.
     const roots = await queue.run(async () => this.rootsToKeep(await state.getStateRoot()))
@@ -78,7 +82,7 @@ export class StatePruner {
       return await queue.run(async () => {
         let deleted = 0
         for (const key of nodes.map.keys()) {
-          // 64 hex characters: a trie node (code is stored under "c" + its hash).
+          // 64 hex characters: a trie node (code is stored under "63" ("c") + its hash: 66).
           if (key.length === 64 && !marked.has(key) && !written.has(key)) {
             nodes.map.delete(key)
             deleted++
