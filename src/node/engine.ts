@@ -1,7 +1,7 @@
 // The engine: one Common, one VM over one state trie, and the serial queue every state access goes
 // through. Block building, calls, estimates and simulations share the VM's journal, so interleaving
 // them would corrupt state (DESIGN "Engine notes").
-import { type BlockHeader, createBlockHeader, type HeaderData } from '@ethereumjs/block'
+import { type Block, type BlockHeader, createBlock, createBlockHeader, type HeaderData } from '@ethereumjs/block'
 import { type Common, createCustomCommon, Mainnet } from '@ethereumjs/common'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, Address, hexToBytes } from '@ethereumjs/util'
@@ -164,6 +164,11 @@ export async function createEngine(options: ResolvedOptions): Promise<Engine> {
     genesisFile,
     setHardforkFor,
   }
+}
+
+/** An ethereumjs block for `fields` under `common`'s hardfork, as runTx and the EVM read it. */
+export function blockAt(common: Common, fields: HeaderFields): Block {
+  return createBlock({ header: toHeaderData(fields) }, { common: blockCommon(common), setHardfork: false })
 }
 
 export function toHeaderData(f: HeaderFields): HeaderData {

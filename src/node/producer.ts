@@ -3,13 +3,12 @@
 // inside the engine's serial queue.
 
 import { randomBytes } from 'node:crypto'
-import { type Block, type BlockHeader, createBlock } from '@ethereumjs/block'
+import type { Block, BlockHeader } from '@ethereumjs/block'
 import { Capability, type TypedTransaction } from '@ethereumjs/tx'
 import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
 import { encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { Chain } from './chain.js'
-import { blockCommon } from './commons.js'
-import { BEACON_ROOTS_ADDRESS, type Engine, HISTORY_ADDRESS, toHeaderData } from './engine.js'
+import { BEACON_ROOTS_ADDRESS, blockAt, type Engine, HISTORY_ADDRESS } from './engine.js'
 import type { NodeEvents } from './events.js'
 import { orderedTrieRoot } from './trie.js'
 import type { BlockRecord, HeaderFields, IncludedTx, PoolTxInfo } from './types.js'
@@ -113,7 +112,7 @@ export class BlockProducer {
     await state.commit()
     header.stateRoot = await state.getStateRoot()
     const block: BlockRecord = { header, hash: new Uint8Array(), sealed: false, txs: [], flashblocks: 1, size: 0n }
-    this.ctxBlock = createBlock({ header: toHeaderData(header) }, { common: blockCommon(common), setHardfork: false })
+    this.ctxBlock = blockAt(common, header)
     this.encodedReceipts = []
     this.logCount = 0
     this.chain.pending = block
@@ -268,9 +267,7 @@ export class BlockProducer {
     this.parentHeader = this.engine.header(this.chain.head.header)
     const block = this.chain.pending
     const { common } = this.engine
-    this.ctxBlock = block
-      ? createBlock({ header: toHeaderData(block.header) }, { common: blockCommon(common), setHardfork: false })
-      : undefined
+    this.ctxBlock = block ? blockAt(common, block.header) : undefined
     this.encodedReceipts = (block?.txs ?? []).map(({ receipt: r, tx }) => {
       const logs = r.logs.map((l) => [l.address, l.topics, l.data] as [Uint8Array, Uint8Array[], Uint8Array])
       const receipt = { status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: r.logsBloom, logs }

@@ -6,8 +6,9 @@
 // queue, handing the event loop back every few milliseconds; only the delete pass runs in it.
 import { RLP } from '@ethereumjs/rlp'
 import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
-import { type Chain, hexKey } from './chain.js'
+import type { Chain } from './chain.js'
 import type { Engine } from './engine.js'
+import { nodeKey } from './state.js'
 
 /** What a sweep did, for logs and tests. */
 export interface SweepResult {
@@ -56,8 +57,9 @@ export class StatePruner {
   available(root: Uint8Array): boolean {
     if (equalsBytes(root, KECCAK256_RLP)) return true
     const { nodes } = this.engine
-    if (this.keptRoots && !this.keptRoots.has(hexKey(root)) && !nodes.written?.has(hexKey(root))) return false
-    return nodes.has(root)
+    const key = nodeKey(root)
+    if (this.keptRoots && !this.keptRoots.has(key) && !nodes.written?.has(key)) return false
+    return nodes.map.has(key)
   }
 
   /** Deletes every node no kept root reaches; while one sweep runs, callers share it. */
@@ -74,7 +76,7 @@ export class StatePruner {
     const { nodes, queue, state } = this.engine
     // In the queue: the live root and the chain agree, and no flashblock is half-committed.
     const roots = await queue.run(async () => this.rootsToKeep(await state.getStateRoot()))
-    this.keptRoots = new Set(roots.map(hexKey))
+    this.keptRoots = new Set(roots.map(nodeKey))
     const written = new Set<string>()
     nodes.written = written
     try {
@@ -130,7 +132,7 @@ async function markReachable(map: Map<string, Uint8Array>, roots: Uint8Array[]):
       node = ref
     } else {
       if (equalsBytes(ref, KECCAK256_RLP)) continue
-      const key = Buffer.from(ref.buffer, ref.byteOffset, ref.byteLength).toString('hex')
+      const key = nodeKey(ref)
       if (marked.has(key)) continue
       const encoded = map.get(key)
       if (!encoded) continue

@@ -1,6 +1,6 @@
 // What evm_snapshot keeps and evm_revert / anvil_reset put back: the live state root, the sealed
-// history, a copy of the pending block, the pool. Pruning keeps the roots snapshots hold (pruning.ts), so one root
-// brings back every balance, nonce, code and storage slot as it was. Both run inside the engine
+// history, a copy of the pending block, the pool. Pruning keeps the roots snapshots hold
+// (pruning.ts), so one root brings back every balance, nonce, code and storage slot as it was. Both run inside the engine
 // queue, between blocks' checkpoints.
 import type { Chain } from './chain.js'
 import type { Engine } from './engine.js'

@@ -89,19 +89,15 @@ class FlatKeyDB extends MapDB<string, Uint8Array> {
     this.store.written?.add(flat)
     this._database.set(flat, value)
   }
-  override async batch(ops: Parameters<MapDB<string, Uint8Array>['batch']>[0]): Promise<void> {
-    for (const op of ops) {
-      if (op.type === 'put') await this.put(op.key, op.value)
-      else await this.del(op.key)
-    }
-  }
   override shallowCopy(): FlatKeyDB {
     return new FlatKeyDB(this.store)
   }
 }
 
+/** The store's key for a node hash: hex, no 0x (a view, not a copy, of the bytes). */
+export const nodeKey = (hash: Uint8Array): string => Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')
+
 /** MapDB's key for `key` (hex, no 0x), as a flat string. */
 function flatKey(key: string | Uint8Array): string {
-  if (key instanceof Uint8Array) return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex')
-  return Buffer.from(key, 'latin1').toString('latin1')
+  return key instanceof Uint8Array ? nodeKey(key) : Buffer.from(key, 'latin1').toString('latin1')
 }

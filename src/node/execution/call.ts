@@ -1,6 +1,6 @@
 // eth_call-style execution: an unsigned transaction from any sender, run on a VM inside a
 // checkpoint that is always reverted. Shared by eth_call, eth_estimateGas and eth_simulateV1.
-import { type Block, createBlock } from '@ethereumjs/block'
+import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import {
   createAccessList2930Tx,
@@ -12,8 +12,8 @@ import {
 } from '@ethereumjs/tx'
 import { Account, Address, equalsBytes, KECCAK256_NULL, toChecksumAddress } from '@ethereumjs/util'
 import { type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
-import { blockCommon, txCommon } from '../commons.js'
-import { toHeaderData, txGasCap } from '../engine.js'
+import { txCommon } from '../commons.js'
+import { blockAt, txGasCap } from '../engine.js'
 import { ExecutionError, InvalidParamsError, RevertError, SimulateError } from '../errors.js'
 import type { AccountOverride, BlockOverrides, CallRequest, HeaderFields, StateOverrides } from '../types.js'
 import { decodeRevertReason } from './revert.js'
@@ -34,7 +34,7 @@ export function hasFee(req: CallRequest): boolean {
 export function callBlock(common: Common, header: HeaderFields, overrides: BlockOverrides | undefined, payFees: boolean): Block {
   const fields = applyBlockOverrides(header, overrides)
   if (!payFees && overrides?.baseFeePerGas === undefined) fields.baseFeePerGas = 0n
-  return createBlock({ header: toHeaderData(fields) }, { common: blockCommon(common), setHardfork: false })
+  return blockAt(common, fields)
 }
 
 /** A copy of `header` with the block overrides eth_call and eth_simulateV1 share applied. */

@@ -3,7 +3,7 @@
 // inside one state checkpoint that is reverted at the end. Callers run it in the engine's queue.
 // Semantics follow geth's internal/ethapi/simulate.go (the conformance fixtures come from geth),
 // with the spec's -380xx codes and Base's defaults (block-time timestamp step, zero stateRoot).
-import { type Block, createBlock } from '@ethereumjs/block'
+import type { Block } from '@ethereumjs/block'
 import type { EVMResult, Message } from '@ethereumjs/evm'
 import { RLP } from '@ethereumjs/rlp'
 import { Capability, getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx'
@@ -18,8 +18,7 @@ import {
   toChecksumAddress,
 } from '@ethereumjs/util'
 import { encodeReceipt, type RunTxResult, type VM } from '@ethereumjs/vm'
-import { blockCommon } from '../commons.js'
-import { BEACON_ROOTS_ADDRESS, type Engine, HISTORY_ADDRESS, toHeaderData, txGasCap } from '../engine.js'
+import { BEACON_ROOTS_ADDRESS, blockAt, type Engine, HISTORY_ADDRESS, txGasCap } from '../engine.js'
 import { InvalidParamsError, SimulateError } from '../errors.js'
 import { effectiveGasPrice } from '../producer.js'
 import { BASE_PROFILE, type ChainProfile } from '../profile.js'
@@ -376,7 +375,7 @@ class Simulation {
     const encoded: Uint8Array[] = []
     try {
       await this.systemCalls(header)
-      const block = createBlock({ header: toHeaderData(header) }, { common: blockCommon(common), setHardfork: false })
+      const block = blockAt(common, header)
       this.shownBlobBaseFee = overrides?.blobBaseFee
       this.zeroFeeBlock = undefined
       let logIndex = 0
@@ -532,11 +531,7 @@ class Simulation {
     // A call that pays nothing under an overridden base fee runs on a zero-base-fee copy of the
     // block (ethereumjs can't skip its fee check as geth's NoBaseFee does); BASEFEE still shows it.
     const zeroFee = !this.validation && paysNothing && header.baseFeePerGas > 0n
-    if (zeroFee)
-      this.zeroFeeBlock ??= createBlock(
-        { header: toHeaderData({ ...header, baseFeePerGas: 0n }) },
-        { common: blockCommon(common), setHardfork: false },
-      )
+    if (zeroFee) this.zeroFeeBlock ??= blockAt(common, { ...header, baseFeePerGas: 0n })
     const execBlock = zeroFee && this.zeroFeeBlock ? this.zeroFeeBlock : block
     this.shownBaseFee = zeroFee ? header.baseFeePerGas : undefined
     this.tracer?.reset()
