@@ -18,11 +18,11 @@ import {
   toChecksumAddress,
 } from '@ethereumjs/util'
 import { encodeReceipt, type RunTxResult, type VM } from '@ethereumjs/vm'
-import { BEACON_ROOTS_ADDRESS, blockAt, type Engine, HISTORY_ADDRESS, txGasCap } from '../engine.js'
+import { BEACON_ROOTS_ADDRESS, blockAt, type Engine, HISTORY_ADDRESS, txGasCap } from '../engine/engine.js'
+import { orderedTrieRoot } from '../engine/trie.js'
 import { InvalidParamsError, SimulateError } from '../errors.js'
-import { effectiveGasPrice } from '../producer.js'
 import { BASE_PROFILE, type ChainProfile } from '../profile.js'
-import { orderedTrieRoot } from '../trie.js'
+import { effectiveGasPrice } from '../sequencer/producer.js'
 import type {
   BlockOverrides,
   BlockRecord,

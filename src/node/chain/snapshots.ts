@@ -2,11 +2,12 @@
 // history, a copy of the pending block, the pool. Pruning keeps the roots snapshots hold
 // (pruning.ts), so one root brings back every balance, nonce, code and storage slot as it was. Both run inside the engine
 // queue, between blocks' checkpoints.
+
+import type { Engine } from '../engine/engine.js'
+import type { TxPool } from '../pool/pool.js'
+import type { BlockProducer } from '../sequencer/producer.js'
+import type { BlockRecord, PoolTxInfo } from '../types.js'
 import type { Chain } from './chain.js'
-import type { Engine } from './engine.js'
-import type { TxPool } from './pool.js'
-import type { BlockProducer } from './producer.js'
-import type { BlockRecord, PoolTxInfo } from './types.js'
 
 /** The node's parts a snapshot reads and writes. */
 export interface NodeParts {

@@ -1,9 +1,9 @@
 // The transaction pool: validated transactions waiting for a flashblock, per sender by nonce.
 // Validation texts are geth's (core/txpool/errors.go, validation.go), since clients match them.
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { hexKey } from './chain.js'
-import { TxRejectedError } from './errors.js'
-import type { PoolTxInfo } from './types.js'
+import { hexKey } from '../chain/chain.js'
+import { TxRejectedError } from '../errors.js'
+import type { PoolTxInfo } from '../types.js'
 
 export interface AccountView {
   nonce: bigint

@@ -7,11 +7,11 @@ import type { Block, BlockHeader } from '@ethereumjs/block'
 import { Capability, type TypedTransaction } from '@ethereumjs/tx'
 import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
 import { encodeReceipt, runTx } from '@ethereumjs/vm'
-import type { Chain } from './chain.js'
-import { BEACON_ROOTS_ADDRESS, blockAt, type Engine, HISTORY_ADDRESS } from './engine.js'
-import type { NodeEvents } from './events.js'
-import { orderedTrieRoot } from './trie.js'
-import type { BlockRecord, HeaderFields, IncludedTx, PoolTxInfo } from './types.js'
+import type { Chain } from '../chain/chain.js'
+import { BEACON_ROOTS_ADDRESS, blockAt, type Engine, HISTORY_ADDRESS } from '../engine/engine.js'
+import { orderedTrieRoot } from '../engine/trie.js'
+import type { NodeEvents } from '../events.js'
+import type { BlockRecord, HeaderFields, IncludedTx, PoolTxInfo } from '../types.js'
 
 const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex')
 // sha256 of no execution-layer requests (EIP-7685): no 7002/7251 contracts are deployed.

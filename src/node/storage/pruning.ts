@@ -6,9 +6,9 @@
 // queue, handing the event loop back every few milliseconds; only the delete pass runs in it.
 import { RLP } from '@ethereumjs/rlp'
 import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
-import type { Chain } from './chain.js'
-import type { Engine } from './engine.js'
-import { nodeKey } from './state.js'
+import type { Chain } from '../chain/chain.js'
+import type { Engine } from '../engine/engine.js'
+import { nodeKey } from '../engine/state.js'
 
 /** What a sweep did, for logs and tests. */
 export interface SweepResult {

@@ -24,12 +24,12 @@ import {
   unpadBytes,
 } from '@ethereumjs/util'
 import { Bloom } from '@ethereumjs/vm'
-import { hexKey } from './chain.js'
-import type { Engine } from './engine.js'
-import type { ResolvedOptions } from './options.js'
-import { type NodeParts, replacePool } from './snapshots.js'
-import { trieRoot } from './trie.js'
-import type { BlockRecord, HeaderFields, IncludedTx, LogEntry, PoolTxInfo, ReceiptData } from './types.js'
+import { hexKey } from '../chain/chain.js'
+import { type NodeParts, replacePool } from '../chain/snapshots.js'
+import type { Engine } from '../engine/engine.js'
+import { trieRoot } from '../engine/trie.js'
+import type { ResolvedOptions } from '../options.js'
+import type { BlockRecord, HeaderFields, IncludedTx, LogEntry, PoolTxInfo, ReceiptData } from '../types.js'
 
 export const STATE_FORMAT = 'pcnode-state'
 export const STATE_VERSION = 1

@@ -10,9 +10,12 @@ import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, bytesToBigInt, equalsBytes } from '@ethereumjs/util'
-import { hexKey } from './chain.js'
-import { InvalidParamsError, NodeError } from './errors.js'
-import type { DevNode } from './node.js'
+import { hexKey } from '../chain/chain.js'
+import { type NodeParts, type NodeSnapshot, restoreSnapshot, takeSnapshot } from '../chain/snapshots.js'
+import { InvalidParamsError, NodeError } from '../errors.js'
+import type { DevNode } from '../node.js'
+import type { BlockProducer } from '../sequencer/producer.js'
+import type { Sequencer, SequencerConfig } from '../sequencer/sequencer.js'
 import {
   applyState,
   captureState,
@@ -25,11 +28,8 @@ import {
   StateFileWriter,
   stateFilePath,
   writeFileAtomic,
-} from './persistence.js'
-import type { BlockProducer } from './producer.js'
-import type { Sequencer, SequencerConfig } from './sequencer.js'
-import { type NodeParts, type NodeSnapshot, restoreSnapshot, takeSnapshot } from './snapshots.js'
-import type { CallRequest, IncludedTx } from './types.js'
+} from '../storage/state-file.js'
+import type { CallRequest, IncludedTx } from '../types.js'
 
 /** Most blocks one anvil_mine may produce: each costs a header and a few trie nodes. */
 export const MAX_MINE_BLOCKS = 100_000n

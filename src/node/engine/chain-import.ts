@@ -8,11 +8,11 @@ import { RLP } from '@ethereumjs/rlp'
 import { Capability } from '@ethereumjs/tx'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 import { runBlock } from '@ethereumjs/vm'
-import type { Chain } from './chain.js'
+import type { Chain } from '../chain/chain.js'
+import { effectiveGasPrice } from '../sequencer/producer.js'
+import type { BlockRecord, IncludedTx } from '../types.js'
 import type { Engine } from './engine.js'
 import { headerFieldsOf, writeGenesisFileState } from './genesis-file.js'
-import { effectiveGasPrice } from './producer.js'
-import type { BlockRecord, IncludedTx } from './types.js'
 
 /** A block that did not import: which one and why. */
 export class ChainImportError extends Error {

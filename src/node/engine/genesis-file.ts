@@ -6,7 +6,7 @@ import { type Block, createBlock, type HeaderData } from '@ethereumjs/block'
 import { type Common, type CustomCrypto, createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { KZG } from '@ethereumjs/util'
-import type { HeaderFields } from './types.js'
+import type { HeaderFields } from '../types.js'
 
 export interface GethGenesis {
   config: { chainId: number; blobSchedule?: Record<string, { target: number; max: number; baseFeeUpdateFraction: number }> }

@@ -6,13 +6,13 @@ import { type Common, createCustomCommon, Mainnet } from '@ethereumjs/common'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, Address, hexToBytes } from '@ethereumjs/util'
 import { createVM, type VM } from '@ethereumjs/vm'
+import { installPredeploys } from '../genesis/predeploys.js'
+import type { ResolvedOptions } from '../options.js'
+import type { HeaderFields } from '../types.js'
 import { blockCommon, indexActivatedEips } from './commons.js'
 import { fastCrypto } from './crypto.js'
 import { activeHeaderData, commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
-import type { ResolvedOptions } from './options.js'
-import { installPredeploys } from './predeploys.js'
 import { FastStateManager, NodeStore } from './state.js'
-import type { HeaderFields } from './types.js'
 
 // EIP-2935 and EIP-4788 system contracts: ethereumjs only writes their ring buffers when the code
 // is in state, and BLOCKHASH / the beacon-root contract read from there.

@@ -1,7 +1,7 @@
 // The block history: sealed blocks by number and hash, the pending (pre-confirmed) block,
 // and the transaction index. In memory; ethereumjs objects are kept only for transactions.
-import { BlockNotFoundError, NodeError } from './errors.js'
-import type { BlockRecord, BlockRef, IncludedTx, LogFilter, MatchedLog } from './types.js'
+import { BlockNotFoundError, NodeError } from '../errors.js'
+import type { BlockRecord, BlockRef, IncludedTx, LogFilter, MatchedLog } from '../types.js'
 
 export const hexKey = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
 

@@ -9,8 +9,8 @@ import {
   PREDEPLOY_DEPLOYER_ADDRESS,
   WALLET_FACTORY_ADDRESS,
   WALLET_IMPLEMENTATION_ADDRESS,
-} from '../contracts/index.js'
-import type { Engine } from './engine.js'
+} from '../../contracts/index.js'
+import type { Engine } from '../engine/engine.js'
 
 /** Plenty for the factory plus the implementation (~2.6M gas); runCall does not check a block limit. */
 const DEPLOY_GAS = 30_000_000n

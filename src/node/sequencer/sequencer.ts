@@ -2,10 +2,10 @@
 // Interval 0 pre-confirms as transactions arrive (coalescing those that arrive together).
 
 import { Address } from '@ethereumjs/util'
-import type { Chain } from './chain.js'
-import type { Engine } from './engine.js'
-import type { NodeEvents } from './events.js'
-import type { TxPool } from './pool.js'
+import type { Chain } from '../chain/chain.js'
+import type { Engine } from '../engine/engine.js'
+import type { NodeEvents } from '../events.js'
+import type { TxPool } from '../pool/pool.js'
 import type { BlockProducer, FlashblockBudget } from './producer.js'
 
 /**

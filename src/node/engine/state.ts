@@ -3,7 +3,7 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { type Account, type Address, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from '@ethereumjs/util'
-import { Preimages } from './preimages.js'
+import { Preimages } from '../storage/preimages.js'
 
 /**
  * MerkleStateManager whose putStorage writes to the storage cache only.
