@@ -3,7 +3,6 @@ import type { AppServerOptions, StartedAppServer } from './app/server.js'
 import type { DevAccount } from './node/accounts.js'
 import type { DevNode } from './node/node.js'
 import { type NodeOptions, resolveOptions } from './node/options.js'
-import { getProfile } from './node/profile.js'
 import { Dispatcher, type MethodTable } from './rpc/dispatch.js'
 import { metaMethods } from './rpc/methods/meta.js'
 import { startRpcServer } from './rpc/server.js'
@@ -45,7 +44,6 @@ export async function startNode(options: NodeOptions = {}): Promise<StartedNode>
     metaMethods(resolved.chainId),
     backend.then((b) => b.table),
     log,
-    getProfile(resolved.profile).revertCode,
   )
   const server = await startRpcServer(dispatcher, resolved.host, resolved.port)
   let node: DevNode

@@ -139,14 +139,16 @@ describe('contracts', () => {
       data: over.result,
     }) as readonly bigint[]
     expect([number, time, basefee]).toEqual([1000n, 2_000_000_000n, 7n])
-    const balance = await node.rpc('eth_getBalance', [node.accounts[0].address, 'latest'])
+    // At a fixed block: 'latest' moves when a block seals between the two reads.
+    const head = (await node.rpc('eth_blockNumber')).result
+    const balance = await node.rpc('eth_getBalance', [node.accounts[0].address, head])
     const rich = await node.rpc('eth_call', [
       { from: '0x00000000000000000000000000000000000000aa', to: node.accounts[0].address, value: '0x1000' },
-      'latest',
+      head,
       { '0x00000000000000000000000000000000000000aa': { balance: '0x10000' } },
     ])
     expect(rich.result).toBe('0x')
-    expect((await node.rpc('eth_getBalance', [node.accounts[0].address, 'latest'])).result).toBe(balance.result)
+    expect((await node.rpc('eth_getBalance', [node.accounts[0].address, head])).result).toBe(balance.result)
   })
 
   it('eth_sendTransaction signs with dev accounts; eth_call with a gas price checks funds', async () => {

@@ -112,7 +112,7 @@ describe('sends while flashblocks execute', () => {
         // Exactly what the last announcement published: no transaction, receipt or gas of a
         // flashblock that is still executing.
         if (txs.length !== announced) torn++
-        if (tail && (!chain.getTx(tail.hash) || tail.receipt.cumulativeGasUsed !== pending?.header.gasUsed)) torn++
+        if (tail && (!chain.getTx(tail.tx.hash) || tail.receipt.cumulativeGasUsed !== pending?.header.gasUsed)) torn++
         samples++
         if (engine.queue.size > 0) whileExecuting++
       }

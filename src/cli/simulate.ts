@@ -20,7 +20,7 @@ let decodeRevertReason: ((output: Uint8Array) => string | undefined) | undefined
 
 /** The revert decoder pulls in viem (~0.4 s): load it when a command runs, not at every CLI start. */
 export async function loadRevertDecoder(): Promise<void> {
-  decodeRevertReason ??= (await import('../node/execution/revert.js')).decodeRevertReason
+  decodeRevertReason ??= (await import('../shared/revert.js')).decodeRevertReason
 }
 
 /** "execution reverted: reason" from revert bytes (Error(string), Panic(uint256)), else undefined. */

@@ -260,7 +260,7 @@ function followActivity(chalk: ChalkInstance, started: StartedNode): void {
     process.stdout.write(`${lines.map((line) => line()).join('\n')}\n`)
   }
   events.on('pendingTx', (info) => {
-    log(Date.now(), () => `${chalk.yellow('tx')}    ${short(info.hash)} from ${short(info.from)} nonce ${info.tx.nonce}`)
+    log(Date.now(), () => `${chalk.yellow('tx')}    ${short(info.tx.hash)} from ${short(info.tx.from)} nonce ${info.tx.nonce}`)
   })
   events.on('block', ({ block }) => {
     if (block.txs.length === 0) return
@@ -273,7 +273,7 @@ function followActivity(chalk: ChalkInstance, started: StartedNode): void {
     )
   })
   events.on('dropped', ({ info, reason }) => {
-    log(Date.now(), () => `${chalk.red('drop')}  ${short(info.hash)}: ${reason}`)
+    log(Date.now(), () => `${chalk.red('drop')}  ${short(info.tx.hash)}: ${reason}`)
   })
 }
 

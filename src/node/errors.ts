@@ -1,57 +1,56 @@
-// Errors the node raises. The RPC layer maps each class to a JSON-RPC code; messages follow geth's
-// texts because clients (viem above all) classify errors by message.
+// Errors the node raises, each with its JSON-RPC code on the class (anvil's eth/error/mod.rs, reth's
+// EthApiError): rpc/errors.ts turns any NodeError into a response by `instanceof`, nothing else.
+// Messages follow geth's texts, because clients (viem and ethers above all) classify errors by them.
 
 export class NodeError extends Error {
-  override name = 'NodeError'
+  /** geth's code for server-side failures: -32000. */
+  readonly code: number = -32000
   constructor(
     message: string,
+    /** Goes out as the error's `data` (bytes as 0x hex). */
     readonly data?: Uint8Array | string,
   ) {
     super(message)
+    this.name = new.target.name
   }
 }
 
-/** A transaction the pool refuses (-32000). */
-export class TxRejectedError extends NodeError {
-  override name = 'TxRejectedError'
-}
+/** A transaction the pool refuses (-32000, geth's txpool texts). */
+export class TxRejectedError extends NodeError {}
 
-/** Execution reverted in eth_call / eth_estimateGas; data = the revert bytes. */
-export class RevertError extends NodeError {
-  override name = 'RevertError'
-  constructor(
-    readonly reason: string | undefined,
-    readonly output: Uint8Array,
-  ) {
-    super(reason ? `execution reverted: ${reason}` : 'execution reverted', output)
-  }
-}
+/** A call that failed for a reason other than a revert (out of gas, invalid opcode, funds…). */
+export class ExecutionError extends NodeError {}
 
-/** A call that failed for a reason other than a revert (out of gas, invalid opcode...). */
-export class ExecutionError extends NodeError {
-  override name = 'ExecutionError'
-}
-
-/** Unknown block (-32000 "header not found"). */
+/** Unknown block (-32000 "header not found", geth's text). */
 export class BlockNotFoundError extends NodeError {
-  override name = 'BlockNotFoundError'
   constructor() {
     super('header not found')
   }
 }
 
+/** The state of a block the node no longer (or never) kept. */
+export class StateUnavailableError extends NodeError {}
+
 /** Bad parameter content found by the node (-32602). */
 export class InvalidParamsError extends NodeError {
-  override name = 'InvalidParamsError'
+  override readonly code: number = -32602
 }
 
-/** eth_simulateV1 and override errors that carry their own JSON-RPC code (-380xx, -32000, -32603...). */
-export class SimulateError extends NodeError {
-  override name = 'SimulateError'
+/** A query whose answer would be too large; the message says how to narrow it (reth's -32602). */
+export class LimitExceededError extends InvalidParamsError {}
+
+/**
+ * Execution reverted; `data` = the revert bytes. Code 3 with data is what geth and reth send and
+ * what viem decodes custom errors from; SPEC.md keeps -32000 for eth_estimateGas on Base.
+ */
+export class RevertError extends NodeError {
+  override readonly code: number
   constructor(
-    readonly code: number,
-    message: string,
+    readonly reason: string | undefined,
+    readonly output: Uint8Array,
+    code = 3,
   ) {
-    super(message)
+    super(reason ? `execution reverted: ${reason}` : 'execution reverted', output)
+    this.code = code
   }
 }

@@ -1,5 +1,5 @@
-// Plain data the node hands to the RPC layer: bigint for quantities, Uint8Array for bytes.
-import type { TypedTransaction } from '@ethereumjs/tx'
+// Plain data the node hands to the RPC layer and keeps in its history: bigint for quantities,
+// Uint8Array for bytes. Nothing here is an ethereumjs object (those stay in engine/).
 
 export interface LogEntry {
   address: Uint8Array
@@ -21,6 +21,7 @@ export interface ReceiptData {
   firstLogIndex: number
 }
 
+/** A block header's fields; chain/header.ts has their table (names, kinds, sizes, defaults). */
 export interface HeaderFields {
   parentHash: Uint8Array
   number: bigint
@@ -42,11 +43,55 @@ export interface HeaderFields {
   requestsHash: Uint8Array
 }
 
+export interface AccessListEntry {
+  address: Uint8Array
+  storageKeys: Uint8Array[]
+}
+
+export interface Authorization {
+  chainId: bigint
+  address: Uint8Array
+  nonce: bigint
+  yParity: bigint
+  r: bigint
+  s: bigint
+}
+
+/**
+ * A transaction as the node keeps it: its wire bytes, hash and sender, and its decoded fields as
+ * plain values. The engine keeps its own executable object beside it (engine/tx.ts).
+ */
+export interface TxRecord {
+  readonly type: number
+  readonly hash: Uint8Array
+  /** The EIP-2718 envelope as blocks carry it (legacy: the RLP list); what eth_sendRawTransaction took. */
+  readonly raw: Uint8Array
+  readonly from: Uint8Array
+  readonly chainId?: bigint
+  readonly nonce: bigint
+  readonly gasLimit: bigint
+  readonly to?: Uint8Array
+  readonly value: bigint
+  readonly data: Uint8Array
+  /** Legacy and EIP-2930. */
+  readonly gasPrice?: bigint
+  /** EIP-1559 and later. */
+  readonly maxFeePerGas?: bigint
+  readonly maxPriorityFeePerGas?: bigint
+  readonly accessList?: AccessListEntry[]
+  readonly authorizationList?: Authorization[]
+  readonly maxFeePerBlobGas?: bigint
+  readonly blobVersionedHashes?: Uint8Array[]
+  readonly v?: bigint
+  readonly r?: bigint
+  readonly s?: bigint
+  /** Sent with no key (an impersonated sender): the signature is a placeholder. */
+  readonly impersonated?: boolean
+}
+
 /** A transaction placed in a block (pre-confirmed or sealed). */
 export interface IncludedTx {
-  tx: TypedTransaction
-  hash: Uint8Array
-  from: Uint8Array
+  tx: TxRecord
   index: number
   /** Flashblock that pre-confirmed it. */
   flashblockIndex: number
@@ -68,12 +113,10 @@ export interface BlockRecord {
 }
 
 export type BlockTag = 'latest' | 'pending' | 'safe' | 'finalized' | 'earliest'
-export type BlockRef = { tag: BlockTag } | { number: bigint } | { hash: Uint8Array; requireCanonical?: boolean }
+export type BlockRef = { tag: BlockTag } | { number: bigint } | { hash: Uint8Array }
 
 export interface PoolTxInfo {
-  tx: TypedTransaction
-  hash: Uint8Array
-  from: Uint8Array
+  tx: TxRecord
   receivedAt: number
 }
 
@@ -88,31 +131,27 @@ export interface CallRequest {
   value?: bigint
   data?: Uint8Array
   nonce?: bigint
-  accessList?: Array<{ address: Uint8Array; storageKeys: Uint8Array[] }>
-  authorizationList?: Array<{
-    chainId: bigint
-    address: Uint8Array
-    nonce: bigint
-    yParity: bigint
-    r: bigint
-    s: bigint
-  }>
+  accessList?: AccessListEntry[]
+  authorizationList?: Authorization[]
   maxFeePerBlobGas?: bigint
   blobVersionedHashes?: Uint8Array[]
-  type?: number
 }
 
+/** One account's eth_call / eth_simulateV1 override. */
 export interface AccountOverride {
+  address: Uint8Array
   balance?: bigint
   nonce?: bigint
   code?: Uint8Array
-  state?: Map<string, Uint8Array>
-  stateDiff?: Map<string, Uint8Array>
+  /** Replaces the whole storage: [32-byte slot, 32-byte value]. */
+  state?: Array<[Uint8Array, Uint8Array]>
+  /** Changes these slots only. */
+  stateDiff?: Array<[Uint8Array, Uint8Array]>
   movePrecompileToAddress?: Uint8Array
 }
 
-/** Keyed by lowercase 0x-address. */
-export type StateOverrides = Map<string, AccountOverride>
+/** In request order; at most one entry per address (the parser refuses duplicates). */
+export type StateOverrides = AccountOverride[]
 
 export interface BlockOverrides {
   number?: bigint

@@ -1,15 +1,7 @@
 // JSON-RPC 2.0 dispatch: parse, validate the envelope, route through the method table, shape
 // errors. Knows nothing of the chain; handlers do. Kept free of heavy imports so the server can
 // answer while the engine is still loading.
-import {
-  INTERNAL_ERROR,
-  INVALID_PARAMS,
-  INVALID_REQUEST,
-  METHOD_NOT_FOUND,
-  PARSE_ERROR,
-  RpcError,
-  SERVER_ERROR,
-} from './errors.js'
+import { INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, SERVER_ERROR, toRpcError } from './errors.js'
 
 export interface RpcContext {
   /** Set by the WebSocket transport: lets subscription methods push notifications. */
@@ -37,32 +29,6 @@ interface Request {
 
 const MAX_BATCH = 1000
 
-/** Errors raised by the node carry a name; this maps them onto codes without importing the node. */
-function toRpcError(error: unknown, log: (line: string) => void, revertCode: number): RpcError {
-  if (error instanceof RpcError) return error
-  if (error instanceof Error) {
-    const data = (error as { data?: unknown }).data
-    const hexData = data instanceof Uint8Array ? `0x${Buffer.from(data).toString('hex')}` : data
-    // Node errors that name their own JSON-RPC code (SimulateError: -380xx and friends).
-    const code = (error as { code?: unknown }).code
-    if (error.name === 'SimulateError' && typeof code === 'number') return new RpcError(code, error.message, hexData)
-    switch (error.name) {
-      case 'TxRejectedError':
-      case 'ExecutionError':
-      case 'BlockNotFoundError':
-      case 'NodeError':
-        return new RpcError(SERVER_ERROR, error.message, hexData)
-      case 'RevertError':
-        return new RpcError(revertCode, error.message, hexData)
-      case 'InvalidParamsError':
-        return new RpcError(INVALID_PARAMS, error.message, hexData)
-    }
-    log(`internal error: ${error.stack ?? error.message}`)
-    return new RpcError(INTERNAL_ERROR, `internal error: ${error.message}`)
-  }
-  return new RpcError(INTERNAL_ERROR, 'internal error')
-}
-
 export class Dispatcher {
   private table: MethodTable
   private ready: Promise<MethodTable> | undefined
@@ -72,8 +38,6 @@ export class Dispatcher {
     early: MethodTable,
     full: Promise<MethodTable> | MethodTable,
     private readonly log: (line: string) => void = () => {},
-    /** Code for reverts in eth_call / eth_estimateGas: the chain profile's (profile.ts). */
-    private readonly revertCode: number = SERVER_ERROR,
   ) {
     this.table = early
     if (full instanceof Promise) {
@@ -123,7 +87,7 @@ export class Dispatcher {
     try {
       result = await this.call(req.method, req.params, ctx)
     } catch (e) {
-      error = toRpcError(e, this.log, this.revertCode)
+      error = toRpcError(e, this.log)
     }
     if (isNotification) return undefined
     return reply(id, result, error)

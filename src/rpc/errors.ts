@@ -1,4 +1,7 @@
-// JSON-RPC errors: codes and message texts as geth and reth send them.
+// JSON-RPC errors: codes and message texts as geth and reth send them, and the one mapping of
+// every error a handler throws to a response (anvil's ToRpcResponseResult).
+import { NodeError } from '../node/errors.js'
+import { toData } from '../shared/hex.js'
 
 export const PARSE_ERROR = -32700
 export const INVALID_REQUEST = -32600
@@ -25,3 +28,18 @@ export class RpcError extends Error {
 }
 
 export const invalidParams = (message: string) => new RpcError(INVALID_PARAMS, message)
+
+/**
+ * The response for anything a handler threw: RpcErrors as they are, the node's errors with the code
+ * on their class (`data` as hex), anything else -32603 with a log line (a bug: input never gets here).
+ */
+export function toRpcError(error: unknown, log: (line: string) => void): RpcError {
+  if (error instanceof RpcError) return error
+  if (error instanceof NodeError) {
+    const data = error.data instanceof Uint8Array ? toData(error.data) : error.data
+    return new RpcError(error.code, error.message, data)
+  }
+  const e = error instanceof Error ? error : new Error(String(error))
+  log(`internal error: ${e.stack ?? e.message}`)
+  return new RpcError(INTERNAL_ERROR, `internal error: ${e.message}`)
+}

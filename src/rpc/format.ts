@@ -1,48 +1,43 @@
-// Node objects → JSON-RPC objects, with the field sets geth serves.
-import type { TypedTransaction } from '@ethereumjs/tx'
+// Node records → JSON-RPC objects, with the field sets geth serves.
+import { EMPTY_UNCLES_HASH, HEADER_FIELDS } from '../node/chain/header.js'
 import type { DevNode } from '../node/node.js'
-import type { BlockRecord, IncludedTx, LogEntry, MatchedLog, PoolTxInfo } from '../node/types.js'
+import type { BlockRecord, IncludedTx, LogEntry, MatchedLog, PoolTxInfo, TxRecord } from '../node/types.js'
 import { type Hex, toData, toFixed, toQuantity } from './hex.js'
 
 const ZERO_HASH = `0x${'0'.repeat(64)}` as Hex
-const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347'
 
 type TxFields = Record<string, unknown>
 
-function txTypeFields(tx: TypedTransaction): TxFields {
-  const t = tx as unknown as Record<string, unknown>
+/** The fields every form of a transaction object shares (geth's RPCTransaction, by type). */
+function txTypeFields(tx: TxRecord): TxFields {
   const out: TxFields = {
     type: toQuantity(tx.type),
     nonce: toQuantity(tx.nonce),
     gas: toQuantity(tx.gasLimit),
-    to: tx.to ? toData(tx.to.bytes) : null,
+    to: tx.to ? toData(tx.to) : null,
     value: toQuantity(tx.value),
     input: toData(tx.data),
   }
-  if (t.chainId !== undefined) out.chainId = toQuantity(t.chainId as bigint)
-  else if (tx.v !== undefined && tx.v >= 35n) out.chainId = toQuantity((tx.v - 35n) / 2n)
-  if (t.maxFeePerGas !== undefined) {
-    out.maxFeePerGas = toQuantity(t.maxFeePerGas as bigint)
-    out.maxPriorityFeePerGas = toQuantity(t.maxPriorityFeePerGas as bigint)
+  if (tx.chainId !== undefined) out.chainId = toQuantity(tx.chainId)
+  if (tx.maxFeePerGas !== undefined) {
+    out.maxFeePerGas = toQuantity(tx.maxFeePerGas)
+    out.maxPriorityFeePerGas = toQuantity(tx.maxPriorityFeePerGas ?? 0n)
   }
-  if (t.maxFeePerBlobGas !== undefined) {
-    out.maxFeePerBlobGas = toQuantity(t.maxFeePerBlobGas as bigint)
-    out.blobVersionedHashes = (t.blobVersionedHashes as string[]).map((h) => h)
+  if (tx.maxFeePerBlobGas !== undefined) {
+    out.maxFeePerBlobGas = toQuantity(tx.maxFeePerBlobGas)
+    out.blobVersionedHashes = (tx.blobVersionedHashes ?? []).map(toData)
   }
-  if (Array.isArray(t.accessList)) {
-    out.accessList = (t.accessList as Array<[Uint8Array, Uint8Array[]]>).map(([address, keys]) => ({
-      address: toData(address),
-      storageKeys: keys.map(toData),
-    }))
+  if (tx.accessList) {
+    out.accessList = tx.accessList.map((e) => ({ address: toData(e.address), storageKeys: e.storageKeys.map(toData) }))
   }
-  if (Array.isArray(t.authorizationList)) {
-    out.authorizationList = (t.authorizationList as Uint8Array[][]).map(([chainId, address, nonce, yParity, r, s]) => ({
-      chainId: toQuantity(bytesToBig(chainId)),
-      address: toData(address),
-      nonce: toQuantity(bytesToBig(nonce)),
-      yParity: toQuantity(bytesToBig(yParity)),
-      r: toQuantity(bytesToBig(r)),
-      s: toQuantity(bytesToBig(s)),
+  if (tx.authorizationList) {
+    out.authorizationList = tx.authorizationList.map((a) => ({
+      chainId: toQuantity(a.chainId),
+      address: toData(a.address),
+      nonce: toQuantity(a.nonce),
+      yParity: toQuantity(a.yParity),
+      r: toQuantity(a.r),
+      s: toQuantity(a.s),
     }))
   }
   if (tx.v !== undefined) {
@@ -54,24 +49,15 @@ function txTypeFields(tx: TypedTransaction): TxFields {
   return out
 }
 
-function bytesToBig(bytes: Uint8Array): bigint {
-  return bytes.length === 0 ? 0n : BigInt(toData(bytes))
-}
-
-function legacyPrice(tx: TypedTransaction): bigint {
-  const t = tx as unknown as { gasPrice?: bigint; maxFeePerGas?: bigint }
-  return t.gasPrice ?? t.maxFeePerGas ?? 0n
-}
-
 /** A transaction in a block: pre-confirmed ones have blockHash null, as Base serves them. */
 export function formatIncludedTx(t: IncludedTx): TxFields {
   return {
     blockHash: t.block.sealed ? toData(t.block.hash) : null,
     blockNumber: toQuantity(t.block.header.number),
     blockTimestamp: toQuantity(t.block.header.timestamp),
-    from: toData(t.from),
+    from: toData(t.tx.from),
     gasPrice: toQuantity(t.receipt.effectiveGasPrice),
-    hash: toData(t.hash),
+    hash: toData(t.tx.hash),
     transactionIndex: toQuantity(t.index),
     ...txTypeFields(t.tx),
   }
@@ -81,9 +67,9 @@ export function formatPoolTx(info: PoolTxInfo): TxFields {
   return {
     blockHash: null,
     blockNumber: null,
-    from: toData(info.from),
-    gasPrice: toQuantity(legacyPrice(info.tx)),
-    hash: toData(info.hash),
+    from: toData(info.tx.from),
+    gasPrice: toQuantity(info.tx.gasPrice ?? info.tx.maxFeePerGas ?? 0n),
+    hash: toData(info.tx.hash),
     transactionIndex: null,
     ...txTypeFields(info.tx),
   }
@@ -103,14 +89,14 @@ export function formatReceipt(t: IncludedTx): Record<string, unknown> {
     cumulativeGasUsed: toQuantity(r.cumulativeGasUsed),
     logs: r.logs.map((log, i) => formatLog(log, t, r.firstLogIndex + i)),
     logsBloom: toData(r.logsBloom),
-    transactionHash: toData(t.hash),
+    transactionHash: toData(t.tx.hash),
     transactionIndex: toQuantity(t.index),
     blockHash,
     blockNumber: toQuantity(t.block.header.number),
     gasUsed: toQuantity(r.gasUsed),
     effectiveGasPrice: toQuantity(r.effectiveGasPrice),
-    from: toData(t.from),
-    to: t.tx.to ? toData(t.tx.to.bytes) : null,
+    from: toData(t.tx.from),
+    to: t.tx.to ? toData(t.tx.to) : null,
     contractAddress: r.contractAddress ? toData(r.contractAddress) : null,
   }
   if (r.blobGasUsed !== undefined) {
@@ -128,7 +114,7 @@ export function formatLog(log: LogEntry, t: IncludedTx, logIndex: number): Recor
     blockNumber: toQuantity(t.block.header.number),
     blockHash: t.block.sealed ? toData(t.block.hash) : ZERO_HASH,
     blockTimestamp: toQuantity(t.block.header.timestamp),
-    transactionHash: toData(t.hash),
+    transactionHash: toData(t.tx.hash),
     transactionIndex: toQuantity(t.index),
     logIndex: toQuantity(logIndex),
     removed: false,
@@ -141,33 +127,19 @@ export function formatMatchedLog(m: MatchedLog): Record<string, unknown> {
 
 export function formatBlock(node: DevNode, block: BlockRecord, fullTransactions: boolean): Record<string, unknown> {
   const h = block.header
-  const hash = node.blockHash(block)
-  return {
-    hash: toData(hash),
-    parentHash: toData(h.parentHash),
-    sha3Uncles: EMPTY_UNCLES_HASH,
-    miner: toData(h.coinbase),
-    stateRoot: toData(h.stateRoot),
-    transactionsRoot: toData(h.transactionsRoot),
-    receiptsRoot: toData(h.receiptsRoot),
-    logsBloom: toData(h.logsBloom),
+  const out: Record<string, unknown> = {
+    hash: toData(node.blockHash(block)),
+    sha3Uncles: toData(EMPTY_UNCLES_HASH),
     difficulty: '0x0',
-    number: toQuantity(h.number),
-    gasLimit: toQuantity(h.gasLimit),
-    gasUsed: toQuantity(h.gasUsed),
-    timestamp: toQuantity(h.timestamp),
-    extraData: toData(h.extraData),
-    mixHash: toData(h.mixHash),
     nonce: '0x0000000000000000',
-    baseFeePerGas: toQuantity(h.baseFeePerGas),
-    withdrawalsRoot: toData(h.withdrawalsRoot),
-    blobGasUsed: toQuantity(h.blobGasUsed),
-    excessBlobGas: toQuantity(h.excessBlobGas),
-    parentBeaconBlockRoot: toData(h.parentBeaconBlockRoot),
-    requestsHash: toData(h.requestsHash),
-    size: toQuantity(block.size),
-    uncles: [],
-    transactions: block.txs.map((t) => (fullTransactions ? formatIncludedTx(t) : toData(t.hash))),
-    withdrawals: [],
   }
+  for (const { name, kind, rpc } of HEADER_FIELDS) {
+    const value = h[name]
+    out[rpc ?? name] = kind === 'quantity' ? toQuantity(value as bigint) : toData(value as Uint8Array)
+  }
+  out.size = toQuantity(block.size)
+  out.uncles = []
+  out.transactions = block.txs.map((t) => (fullTransactions ? formatIncludedTx(t) : toData(t.tx.hash)))
+  out.withdrawals = []
+  return out
 }

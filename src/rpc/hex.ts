@@ -1,26 +1,10 @@
 // Hex and quantity handling for the wire, in one place. Parsers throw -32602 naming the parameter.
 import { invalidParams } from './errors.js'
 
-export type Hex = `0x${string}`
+export { type Hex, toData, toFixed, toQuantity } from '../shared/hex.js'
 
 const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/
 const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/
-
-export function toQuantity(value: bigint | number): Hex {
-  return `0x${value.toString(16)}`
-}
-
-export function toData(bytes: Uint8Array): Hex {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`
-}
-
-/** Fixed-width data (hashes, addresses, blooms): left-padded to `size` bytes. */
-export function toFixed(bytes: Uint8Array, size: number): Hex {
-  if (bytes.length === size) return toData(bytes)
-  const out = new Uint8Array(size)
-  out.set(bytes.subarray(Math.max(0, bytes.length - size)), Math.max(0, size - bytes.length))
-  return toData(out)
-}
 
 export function hexToBytes(hex: string): Uint8Array {
   const body = hex.slice(2)

@@ -31,7 +31,8 @@ export function parseBlockRef(value: unknown, name = 'block', fallback: BlockTag
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return { number: BigInt(value) }
   if (isObject(value)) {
     if (value.blockHash !== undefined) {
-      return { hash: parseHash(value.blockHash, `${name}.blockHash`), requireCanonical: value.requireCanonical === true }
+      // requireCanonical is moot: every block pcnode knows by hash is canonical.
+      return { hash: parseHash(value.blockHash, `${name}.blockHash`) }
     }
     if (value.blockNumber !== undefined) return parseBlockRef(value.blockNumber, `${name}.blockNumber`)
   }
@@ -120,19 +121,21 @@ export function parseCallRequest(value: unknown, name = 'transaction'): CallRequ
   if (Array.isArray(value.blobVersionedHashes)) {
     req.blobVersionedHashes = value.blobVersionedHashes.map((h, i) => parseHash(h, `${name}.blobVersionedHashes[${i}]`))
   }
-  if (value.type !== undefined && value.type !== null) req.type = Number(parseQuantity(value.type, `${name}.type`))
+  // `type` is checked but not kept: the fields present decide the transaction's type, as in geth.
+  if (value.type !== undefined && value.type !== null) parseQuantity(value.type, `${name}.type`)
   return req
 }
 
 export function parseStateOverrides(value: unknown, name = 'stateOverrides'): StateOverrides | undefined {
   if (value === undefined || value === null) return undefined
   if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected an object of address to account override`)
-  const out: StateOverrides = new Map()
+  // One entry per address: two spellings of one address (checksummed, lowercase): the last wins.
+  const byAddress = new Map<string, AccountOverride>()
   for (const [address, raw] of Object.entries(value)) {
     const n = `${name}[${address}]`
     const addr = parseAddress(address, n)
     if (!isObject(raw)) throw invalidParams(`invalid argument ${n}: expected an account override object`)
-    const o: AccountOverride = {}
+    const o: AccountOverride = { address: addr }
     for (const key of Object.keys(raw)) {
       if (!['balance', 'nonce', 'code', 'state', 'stateDiff', 'movePrecompileToAddress'].includes(key)) {
         throw invalidParams(`invalid argument ${n}: unknown field "${key}"`)
@@ -145,19 +148,16 @@ export function parseStateOverrides(value: unknown, name = 'stateOverrides'): St
     if (raw.stateDiff != null) o.stateDiff = parseStorage(raw.stateDiff, `${n}.stateDiff`)
     if (raw.movePrecompileToAddress != null)
       o.movePrecompileToAddress = parseAddress(raw.movePrecompileToAddress, `${n}.movePrecompileToAddress`)
-    out.set(`0x${Buffer.from(addr).toString('hex')}`, o)
+    const key = address.toLowerCase()
+    byAddress.delete(key)
+    byAddress.set(key, o)
   }
-  return out
+  return [...byAddress.values()]
 }
 
-function parseStorage(value: unknown, name: string): Map<string, Uint8Array> {
+function parseStorage(value: unknown, name: string): Array<[Uint8Array, Uint8Array]> {
   if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected an object of slot to value`)
-  const out = new Map<string, Uint8Array>()
-  for (const [slot, v] of Object.entries(value)) {
-    const key = parseSlot(slot, `${name} key`)
-    out.set(`0x${Buffer.from(key).toString('hex')}`, parseFixed(v, 32, `${name}[${slot}]`))
-  }
-  return out
+  return Object.entries(value).map(([slot, v]) => [parseSlot(slot, `${name} key`), parseFixed(v, 32, `${name}[${slot}]`)])
 }
 
 export function parseBlockOverrides(value: unknown, name = 'blockOverrides'): BlockOverrides | undefined {

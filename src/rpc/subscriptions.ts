@@ -123,14 +123,14 @@ export function formatFlashblockPayload(
     logs_bloom: toData(roots.logsBloom),
     gas_used: toQuantity(h.gasUsed),
     block_hash: toData(node.blockHash(block)),
-    transactions: txs.map((t) => toData(t.tx.serialize())),
+    transactions: txs.map((t) => toData(t.tx.raw)),
     withdrawals: [],
     withdrawals_root: toData(h.withdrawalsRoot),
     blob_gas_used: toQuantity(h.blobGasUsed),
   }
   const receipts: Record<string, unknown> = {}
   for (const t of txs) {
-    receipts[toData(t.hash)] = {
+    receipts[toData(t.tx.hash)] = {
       type: toQuantity(t.tx.type),
       status: toQuantity(t.receipt.status),
       cumulativeGasUsed: toQuantity(t.receipt.cumulativeGasUsed),
@@ -378,7 +378,7 @@ export class Subscriptions {
       for (const sub of txSubs) {
         const list = sub.full
           ? (full ??= txs.map((t) => JSON.stringify(formatTxWithReceipt(t))))
-          : (hashes ??= txs.map((t) => `"${toData(t.hash)}"`))
+          : (hashes ??= txs.map((t) => `"${toData(t.tx.hash)}"`))
         for (const json of list) this.notify(sub, json)
       }
     }
@@ -386,7 +386,7 @@ export class Subscriptions {
     if (logSubs.size > 0) this.notifyLogs(logSubs, blockLogs(txs))
     if (this.waiters.size > 0) {
       for (const t of txs) {
-        const waiting = this.waiters.get(key(t.hash))
+        const waiting = this.waiters.get(key(t.tx.hash))
         if (waiting) for (const w of [...waiting]) w.done({ tx: t })
       }
     }
@@ -395,18 +395,18 @@ export class Subscriptions {
   private onPendingTx(info: PoolTxInfo): void {
     const subs = this.byKind.get('newPendingTransactions') as Set<Subscription>
     if (subs.size > 0) {
-      const hash = `"${toData(info.hash)}"`
+      const hash = `"${toData(info.tx.hash)}"`
       let full: string | undefined
       for (const sub of subs) this.notify(sub, sub.full ? (full ??= JSON.stringify(formatPoolTx(info))) : hash)
     }
     if (this.filters.size > 0) {
-      const hash = toData(info.hash)
+      const hash = toData(info.tx.hash)
       for (const filter of this.filters.values()) if (filter.type === 'pendingTransactions') this.push(filter, [hash])
     }
   }
 
   private onDropped(info: PoolTxInfo, reason: string): void {
-    const waiting = this.waiters.get(key(info.hash))
+    const waiting = this.waiters.get(key(info.tx.hash))
     if (waiting) for (const w of [...waiting]) w.done({ dropped: reason })
   }
 

@@ -1,9 +1,11 @@
 // The block history: sealed blocks by number and hash, the pending (pre-confirmed) block,
 // and the transaction index. In memory; ethereumjs objects are kept only for transactions.
-import { BlockNotFoundError, NodeError } from '../errors.js'
+import { hexKey } from '../bytes.js'
+import { BlockNotFoundError, LimitExceededError, StateUnavailableError } from '../errors.js'
 import type { BlockRecord, BlockRef, IncludedTx, LogFilter, MatchedLog } from '../types.js'
 
-export const hexKey = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
+/** Most logs one eth_getLogs answers (reth's and geth's default). */
+export const MAX_LOGS = 10_000
 
 export class Chain {
   readonly blocks: BlockRecord[] = []
@@ -20,17 +22,17 @@ export class Chain {
     if (block.header.number !== BigInt(this.blocks.length)) throw new Error(`block ${block.header.number} out of order`)
     this.blocks.push(block)
     this.byHash.set(hexKey(block.hash), block)
-    for (const t of block.txs) this.txs.set(hexKey(t.hash), t)
+    for (const t of block.txs) this.txs.set(hexKey(t.tx.hash), t)
   }
 
   /** Index a pre-confirmed transaction so lookups by hash find it at once. */
   addPreconfirmed(t: IncludedTx): void {
-    this.txs.set(hexKey(t.hash), t)
+    this.txs.set(hexKey(t.tx.hash), t)
   }
 
   /** Forget a pending block's transactions (used when a pending block is discarded). */
   dropPreconfirmed(block: BlockRecord): void {
-    for (const t of block.txs) this.txs.delete(hexKey(t.hash))
+    for (const t of block.txs) this.txs.delete(hexKey(t.tx.hash))
   }
 
   /**
@@ -42,7 +44,7 @@ export class Chain {
     while (keep < blocks.length && keep < this.blocks.length && this.blocks[keep] === blocks[keep]) keep++
     for (const block of this.blocks.splice(keep)) {
       this.byHash.delete(hexKey(block.hash))
-      for (const t of block.txs) this.txs.delete(hexKey(t.hash))
+      for (const t of block.txs) this.txs.delete(hexKey(t.tx.hash))
     }
     for (const block of blocks.slice(keep)) this.addSealed(block)
   }
@@ -57,13 +59,13 @@ export class Chain {
   /** The state root reads at `block` use. */
   stateRootOf(block: BlockRecord): Uint8Array {
     if (block.header.number < this.stateFrom) {
-      throw new NodeError(
+      throw new StateUnavailableError(
         `state of block ${block.header.number} is not available (history before block ${this.stateFrom} was loaded from a state file)`,
       )
     }
     const root = this.stateRoots.get(block) ?? block.header.stateRoot
     if (this.pruning && !this.pruning.available(root)) {
-      throw new NodeError(
+      throw new StateUnavailableError(
         `state of block ${block.header.number} is not available (pcnode keeps the state of the last ${this.pruning.keep} blocks: --state-history)`,
       )
     }
@@ -117,7 +119,7 @@ export class Chain {
   }
 
   /** Logs matching a filter, in chain order; the pending block's logs when the range reaches it. */
-  logs(filter: LogFilter, limit = 10_000): MatchedLog[] {
+  logs(filter: LogFilter, limit = MAX_LOGS): MatchedLog[] {
     let range: BlockRecord[]
     if (filter.blockHash) {
       range = [this.resolve({ hash: filter.blockHash })]
@@ -148,7 +150,13 @@ export class Chain {
           }
           out.push({ log, logIndex: t.receipt.firstLogIndex + i, txIndex: t.index, tx: t })
         })
-        if (out.length > limit) throw new Error(`query returned more than ${limit} results`)
+        if (out.length > limit) {
+          // reth's answer, with the range that fits so a client can page (alloy's get_logs retries on it).
+          const fits = block.header.number > range[0].header.number ? block.header.number - 1n : block.header.number
+          throw new LimitExceededError(
+            `query exceeds max results ${limit}, retry with the range ${range[0].header.number}-${fits}`,
+          )
+        }
       }
     }
     return out

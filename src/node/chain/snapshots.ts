@@ -3,7 +3,7 @@
 // (pruning.ts), so one root brings back every balance, nonce, code and storage slot as it was. Both run inside the engine
 // queue, between blocks' checkpoints.
 
-import type { Engine } from '../engine/engine.js'
+import type { Engine } from '../engine/index.js'
 import type { TxPool } from '../pool/pool.js'
 import type { BlockProducer } from '../sequencer/producer.js'
 import type { BlockRecord, PoolTxInfo } from '../types.js'
@@ -39,7 +39,7 @@ export function copyPending(block: BlockRecord): BlockRecord {
 
 export async function takeSnapshot({ engine, chain, pool }: NodeParts): Promise<NodeSnapshot> {
   return {
-    stateRoot: await engine.state.getStateRoot(),
+    stateRoot: await engine.live.root(),
     headStateRoot: chain.stateRootOverride(chain.head),
     stateFrom: chain.stateFrom,
     blocks: chain.blocks.slice(),
@@ -54,7 +54,7 @@ export async function restoreSnapshot({ engine, chain, pool, producer }: NodePar
   chain.replaceBlocks(snap.blocks)
   chain.setStateRootOverride(chain.head, snap.headStateRoot)
   chain.stateFrom = snap.stateFrom
-  await engine.state.setStateRoot(snap.stateRoot)
+  await engine.live.setRoot(snap.stateRoot)
   // Copied again: the same snapshot can be restored more than once (anvil_reset).
   chain.pending = snap.pending && copyPending(snap.pending)
   for (const t of chain.pending?.txs ?? []) chain.addPreconfirmed(t)

@@ -5,27 +5,25 @@
 import { readFileSync } from 'node:fs'
 import { type Block, createBlockFromRLP } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
-import { Capability } from '@ethereumjs/tx'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 import { runBlock } from '@ethereumjs/vm'
-import type { Chain } from '../chain/chain.js'
-import { effectiveGasPrice } from '../sequencer/producer.js'
+import { effectiveGasPrice } from '../fees.js'
 import type { BlockRecord, IncludedTx } from '../types.js'
 import type { Engine } from './engine.js'
-import { headerFieldsOf, writeGenesisFileState } from './genesis-file.js'
+import { writeGenesisFileState } from './genesis-file.js'
+import { headerFieldsOf } from './header.js'
+import { recordOf } from './tx.js'
 
 /** A block that did not import: which one and why. */
 export class ChainImportError extends Error {
   override name = 'ChainImportError'
 }
 
-/** Writes the genesis file's state and makes its genesis block block 0 of `chain`. */
-export async function startFromGenesisFile(engine: Engine, chain: Chain): Promise<BlockRecord> {
+/** Writes the genesis file's state; returns its genesis block. */
+export async function genesisFileBlock(engine: Engine): Promise<BlockRecord> {
   if (!engine.genesisFile) throw new Error('the engine was not created from a genesis file')
   const block = await writeGenesisFileState(engine.genesisFile, engine.common, engine.state)
-  const record = recordOf(block, [])
-  chain.addSealed(record)
-  return record
+  return recordOfBlock(block, [])
 }
 
 /** Splits concatenated RLP items (geth's export format: no separators). */
@@ -45,8 +43,16 @@ export function splitRlpBlocks(bytes: Uint8Array): Uint8Array[] {
   return items
 }
 
-/** Imports the blocks of `file` on top of the chain's head; the last one becomes the head. */
-export async function importChainFile(engine: Engine, chain: Chain, file: string): Promise<number> {
+/**
+ * Imports the blocks of `file` on top of `head`, handing each to `onBlock` as it is executed (the
+ * next one builds on it); returns how many.
+ */
+export async function importChainFile(
+  engine: Engine,
+  file: string,
+  head: BlockRecord,
+  onBlock: (block: BlockRecord) => void,
+): Promise<number> {
   let bytes: Uint8Array
   try {
     bytes = new Uint8Array(readFileSync(file))
@@ -54,9 +60,10 @@ export async function importChainFile(engine: Engine, chain: Chain, file: string
     throw new ChainImportError(`cannot read chain file ${file}: ${(error as Error).message}`)
   }
   const items = splitRlpBlocks(bytes)
-  const { common, vm } = engine
+  const { common } = engine
+  const vm = engine.live.vm
+  let parent = head
   for (const [i, item] of items.entries()) {
-    const parent = chain.head
     let block: Block
     try {
       block = createBlockFromRLP(item, { common, setHardfork: true })
@@ -84,15 +91,12 @@ export async function importChainFile(engine: Engine, chain: Chain, file: string
     } catch (error) {
       throw fail((error as Error).message)
     }
-    chain.addSealed(
-      recordOf(
-        block,
-        result.results.map((r, k) => ({ r, receipt: result.receipts[k] })),
-      ),
+    parent = recordOfBlock(
+      block,
+      result.results.map((r, k) => ({ r, receipt: result.receipts[k] })),
     )
+    onBlock(parent)
   }
-  const head = chain.head.header
-  engine.setHardforkFor?.(head.number + 1n, head.timestamp + 1n)
   return items.length
 }
 
@@ -101,8 +105,8 @@ type Executed = {
   receipt: Awaited<ReturnType<typeof runBlock>>['receipts'][number]
 }
 
-function recordOf(block: Block, executed: Executed[]): BlockRecord {
-  const header = headerFieldsOf(block)
+function recordOfBlock(block: Block, executed: Executed[]): BlockRecord {
+  const header = headerFieldsOf(block.header)
   const record: BlockRecord = {
     header,
     hash: block.hash(),
@@ -113,17 +117,14 @@ function recordOf(block: Block, executed: Executed[]): BlockRecord {
   }
   let logIndex = 0
   const blobGasPrice = block.common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : undefined
+  const blobGasPerBlob = block.common.isActivatedEIP(4844) ? block.common.param('blobGasPerBlob') : 0n
   for (const [index, tx] of block.transactions.entries()) {
     const { r, receipt } = executed[index]
     const logs = receipt.logs.map(([address, topics, data]) => ({ address, topics, data }))
-    const blobGas =
-      tx.supports(Capability.EIP1559FeeMarket) && 'blobVersionedHashes' in tx
-        ? BigInt((tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length) * block.common.param('blobGasPerBlob')
-        : undefined
+    const record_ = recordOf(tx, tx.serialize(), tx.hash(), tx.getSenderAddress().bytes)
+    const blobGas = record_.blobVersionedHashes ? BigInt(record_.blobVersionedHashes.length) * blobGasPerBlob : undefined
     const t: IncludedTx = {
-      tx,
-      hash: tx.hash(),
-      from: tx.getSenderAddress().bytes,
+      tx: record_,
       index,
       flashblockIndex: 0,
       preconfirmedAt: 0,
@@ -132,7 +133,7 @@ function recordOf(block: Block, executed: Executed[]): BlockRecord {
         status: 'status' in receipt ? (receipt.status as 0 | 1) : r.execResult.exceptionError ? 0 : 1,
         gasUsed: r.totalGasSpent,
         cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
-        effectiveGasPrice: effectiveGasPrice(tx, header.baseFeePerGas),
+        effectiveGasPrice: effectiveGasPrice(record_, header.baseFeePerGas),
         contractAddress: r.createdAddress?.bytes,
         logs,
         logsBloom: receipt.bitvector,

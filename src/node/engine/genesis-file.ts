@@ -6,7 +6,6 @@ import { type Block, createBlock, type HeaderData } from '@ethereumjs/block'
 import { type Common, type CustomCrypto, createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { KZG } from '@ethereumjs/util'
-import type { HeaderFields } from '../types.js'
 
 export interface GethGenesis {
   config: { chainId: number; blobSchedule?: Record<string, { target: number; max: number; baseFeeUpdateFraction: number }> }
@@ -82,47 +81,4 @@ export async function writeGenesisFileState(genesis: GethGenesis, common: Common
   }
   if (common.isActivatedEIP(7685) && g.requestsHash !== undefined) header.requestsHash = g.requestsHash
   return createBlock({ header }, { common, setHardfork: false })
-}
-
-const ZERO32 = new Uint8Array(32)
-const EMPTY_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex')
-const EMPTY_REQUESTS_HASH = Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'hex')
-
-/** The node's header record of an ethereumjs block (fields a hardfork lacks take neutral values). */
-export function headerFieldsOf(block: Block): HeaderFields {
-  const h = block.header
-  return {
-    parentHash: h.parentHash,
-    number: h.number,
-    timestamp: h.timestamp,
-    gasLimit: h.gasLimit,
-    gasUsed: h.gasUsed,
-    baseFeePerGas: h.baseFeePerGas ?? 0n,
-    coinbase: h.coinbase.bytes,
-    stateRoot: h.stateRoot,
-    transactionsRoot: h.transactionsTrie,
-    receiptsRoot: h.receiptTrie,
-    logsBloom: h.logsBloom,
-    mixHash: h.mixHash,
-    extraData: h.extraData,
-    withdrawalsRoot: h.withdrawalsRoot ?? EMPTY_ROOT,
-    blobGasUsed: h.blobGasUsed ?? 0n,
-    excessBlobGas: h.excessBlobGas ?? 0n,
-    parentBeaconBlockRoot: h.parentBeaconBlockRoot ?? ZERO32,
-    requestsHash: h.requestsHash ?? EMPTY_REQUESTS_HASH,
-  }
-}
-
-/** Header data with the fields the Common's current hardfork lacks left out (ethereumjs rejects them). */
-export function activeHeaderData(common: Common, data: HeaderData): HeaderData {
-  const out = { ...data }
-  if (!common.isActivatedEIP(1559)) delete out.baseFeePerGas
-  if (!common.isActivatedEIP(4895)) delete out.withdrawalsRoot
-  if (!common.isActivatedEIP(4844)) {
-    delete out.blobGasUsed
-    delete out.excessBlobGas
-  }
-  if (!common.isActivatedEIP(4788)) delete out.parentBeaconBlockRoot
-  if (!common.isActivatedEIP(7685)) delete out.requestsHash
-  return out
 }

@@ -1,9 +1,12 @@
+// The live state: ethereumjs' MerkleStateManager over an in-memory node store, with one upstream
+// slow path fixed (storage writes) and the cache read synchronously for admission.
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { type Account, type Address, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from '@ethereumjs/util'
-import { Preimages } from '../storage/preimages.js'
+import { hexKey } from '../bytes.js'
+import { Preimages } from './preimages.js'
 
 /**
  * MerkleStateManager whose putStorage writes to the storage cache only.
@@ -70,7 +73,7 @@ export class NodeStore {
   written: Set<string> | undefined
 
   has(hash: Uint8Array): boolean {
-    return this.map.has(flatKey(hash))
+    return this.map.has(hexKey(hash))
   }
 }
 
@@ -94,10 +97,7 @@ class FlatKeyDB extends MapDB<string, Uint8Array> {
   }
 }
 
-/** The store's key for a node hash: hex, no 0x (a view, not a copy, of the bytes). */
-export const nodeKey = (hash: Uint8Array): string => Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')
-
 /** MapDB's key for `key` (hex, no 0x), as a flat string. */
 function flatKey(key: string | Uint8Array): string {
-  return key instanceof Uint8Array ? nodeKey(key) : Buffer.from(key, 'latin1').toString('latin1')
+  return key instanceof Uint8Array ? hexKey(key) : Buffer.from(key, 'latin1').toString('latin1')
 }

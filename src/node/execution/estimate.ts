@@ -1,32 +1,30 @@
 // eth_estimateGas with geth's algorithm (eth/gasestimator): 21000 shortcut for plain transfers,
 // one run at the cap, the 64/63 optimistic guess, then bisection until within 1.5%.
-import type { Block } from '@ethereumjs/block'
-import type { Common } from '@ethereumjs/common'
-import { Address } from '@ethereumjs/util'
-import type { VM } from '@ethereumjs/vm'
+import type { BlockEnv, ExecView } from '../engine/index.js'
 import { ExecutionError } from '../errors.js'
 import type { CallRequest, StateOverrides } from '../types.js'
-import { type CallOutcome, callTransaction, mapRunTxError, runReverted, throwFailure } from './call.js'
+import { type CallOutcome, overrideOf, refusalError, runReverted, throwFailure } from './call.js'
 
 const TX_GAS = 21000n
 const CALL_STIPEND = 2300n
 const ERROR_RATIO = 0.015
 
 export interface EstimateInput {
-  vm: VM
-  common: Common
-  block: Block
+  view: ExecView
+  env: BlockEnv
   req: CallRequest
   /** Upper bound before the sender's allowance: block gas limit, EIP-7825 cap, or req.gas. */
   cap: bigint
   overrides?: StateOverrides
+  /** Code of a revert's error (the profile's: -32000 on Base, 3 on geth). */
+  revertCode?: number
 }
 
-export async function estimateGas({ vm, common, block, req, cap, overrides }: EstimateInput): Promise<bigint> {
-  const from = new Address(req.from ?? new Uint8Array(20))
-  const account = await vm.stateManager.getAccount(from)
+export async function estimateGas({ view, env, req, cap, overrides, revertCode }: EstimateInput): Promise<bigint> {
+  const from = req.from ?? new Uint8Array(20)
+  const account = await view.account(from)
   let balance = account?.balance ?? 0n
-  const override = overrides?.get(from.toString())
+  const override = overrideOf(overrides, from)
   if (override?.balance !== undefined) balance = override.balance
   const nonce = override?.nonce ?? account?.nonce ?? 0n
 
@@ -43,21 +41,19 @@ export async function estimateGas({ vm, common, block, req, cap, overrides }: Es
 
   const run = async (gas: bigint): Promise<{ ok: boolean; outcome?: CallOutcome }> => {
     try {
-      const tx = callTransaction(common, req, gas, nonce)
-      const outcome = await runReverted(vm, block, tx, { validateBalance: feeCap > 0n, overrides })
+      const outcome = await runReverted(view, env, req, gas, nonce, { validateBalance: feeCap > 0n, overrides })
       return { ok: outcome.failure === undefined, outcome }
     } catch (error) {
       // Below intrinsic gas: the run "fails" and the search raises the limit.
       if (/intrinsic|lower than the minimum gas limit/i.test(String(error))) return { ok: false }
-      throw mapRunTxError(error)
+      throw refusalError(error)
     }
   }
 
   // A plain transfer to an account without code costs exactly 21000.
   if (req.to && (!req.data || req.data.length === 0) && !req.authorizationList) {
-    const code = override?.code ?? (await vm.stateManager.getCode(new Address(req.to)))
-    const toOverride = overrides?.get(new Address(req.to).toString())
-    if ((toOverride?.code ?? code).length === 0 && hi >= TX_GAS) {
+    const code = overrideOf(overrides, req.to)?.code ?? (await view.code(req.to))
+    if (code.length === 0 && hi >= TX_GAS) {
       if ((await run(TX_GAS)).ok) return TX_GAS
     }
   }
@@ -65,13 +61,13 @@ export async function estimateGas({ vm, common, block, req, cap, overrides }: Es
   const first = await run(hi)
   if (!first.ok) {
     const failure = first.outcome?.failure
-    if (failure && failure.kind === 'revert') throwFailure(failure)
-    if (failure && failure.message !== 'out of gas' && !/gas/.test(failure.message)) throwFailure(failure)
+    if (failure && failure.kind === 'revert') throwFailure(failure, revertCode)
+    if (failure && failure.message !== 'out of gas' && !/gas/.test(failure.message)) throwFailure(failure, revertCode)
     throw new ExecutionError(`gas required exceeds allowance (${hi})`)
   }
   const result = first.outcome!.result
-  let lo = result.totalGasSpent - 1n
-  const optimistic = ((result.totalGasSpent + result.gasRefund + CALL_STIPEND) * 64n) / 63n
+  let lo = result.gasUsed - 1n
+  const optimistic = ((result.gasUsed + result.gasRefund + CALL_STIPEND) * 64n) / 63n
   if (optimistic < hi) {
     if ((await run(optimistic)).ok) hi = optimistic
     else lo = optimistic

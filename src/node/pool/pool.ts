@@ -1,9 +1,9 @@
 // The transaction pool: validated transactions waiting for a flashblock, per sender by nonce.
 // Validation texts are geth's (core/txpool/errors.go, validation.go), since clients match them.
-import type { TypedTransaction } from '@ethereumjs/tx'
-import { hexKey } from '../chain/chain.js'
+import { hexKey } from '../bytes.js'
 import { TxRejectedError } from '../errors.js'
-import type { PoolTxInfo } from '../types.js'
+import { effectiveTip, maxFee, maxTip } from '../fees.js'
+import type { PoolTxInfo, TxRecord } from '../types.js'
 
 export interface AccountView {
   nonce: bigint
@@ -15,6 +15,11 @@ export interface ValidationContext {
   baseFee: bigint
   /** EIP-7825 per-transaction cap (2^24 from Osaka), if active. */
   txGasCap?: bigint
+  /** The transaction's intrinsic gas and EIP-7623 calldata floor (0 before Prague): engine's. */
+  intrinsicGas: bigint
+  floorDataGas: bigint
+  /** Gas per blob under the current hardfork. */
+  blobGasPerBlob: bigint
   account: AccountView
 }
 
@@ -22,38 +27,10 @@ export interface ValidationContext {
 const PRICE_BUMP = 10n
 const MAX_POOL_SIZE = 200_000
 
-export function maxFee(tx: TypedTransaction): bigint {
-  return 'maxFeePerGas' in tx
-    ? (tx as unknown as { maxFeePerGas: bigint }).maxFeePerGas
-    : (tx as unknown as { gasPrice: bigint }).gasPrice
-}
-
-export function maxTip(tx: TypedTransaction): bigint {
-  return 'maxPriorityFeePerGas' in tx
-    ? (tx as unknown as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas
-    : (tx as unknown as { gasPrice: bigint }).gasPrice
-}
-
-function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
-  const room = maxFee(tx) - baseFee
-  const tip = maxTip(tx)
-  return room < tip ? room : tip
-}
-
-/** EIP-7623 floor: 21000 + 10 per calldata token (zero byte 1 token, non-zero 4). */
-function floorDataGas(tx: TypedTransaction): bigint {
-  let tokens = 0n
-  for (const byte of tx.data) tokens += byte === 0 ? 1n : 4n
-  return 21000n + 10n * tokens
-}
-
 /** Cost a sender must cover: gas * fee cap + value (+ blob gas * blob fee cap). */
-export function upfrontCost(tx: TypedTransaction): bigint {
+export function upfrontCost(tx: TxRecord, blobGasPerBlob: bigint): bigint {
   let cost = tx.gasLimit * maxFee(tx) + tx.value
-  if ('blobVersionedHashes' in tx) {
-    const blob = tx as unknown as { blobVersionedHashes: unknown[]; maxFeePerBlobGas: bigint }
-    cost += BigInt(blob.blobVersionedHashes.length) * 131072n * blob.maxFeePerBlobGas
-  }
+  if (tx.blobVersionedHashes) cost += BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob * (tx.maxFeePerBlobGas ?? 0n)
   return cost
 }
 
@@ -75,7 +52,7 @@ export class TxPool {
 
   /** One address per sender with pooled transactions. */
   senders(): Uint8Array[] {
-    return [...this.bySender.values()].map((txs) => (txs.values().next().value as PoolTxInfo).from)
+    return [...this.bySender.values()].map((txs) => (txs.values().next().value as PoolTxInfo).tx.from)
   }
 
   all(): PoolTxInfo[] {
@@ -93,39 +70,37 @@ export class TxPool {
   /** Stateful checks against the pre-confirmed state; throws TxRejectedError with geth's text. */
   validate(info: PoolTxInfo, ctx: ValidationContext): PoolTxInfo | undefined {
     const { tx } = info
-    if (this.byHash.has(hexKey(info.hash))) throw new TxRejectedError('already known')
+    if (this.byHash.has(hexKey(tx.hash))) throw new TxRejectedError('already known')
     if (tx.gasLimit > ctx.blockGasLimit) throw new TxRejectedError('exceeds block gas limit')
     if (ctx.txGasCap !== undefined && tx.gasLimit > ctx.txGasCap) {
       throw new TxRejectedError(`transaction gas limit too high (cap: ${ctx.txGasCap}, tx: ${tx.gasLimit})`)
     }
     if (maxTip(tx) > maxFee(tx)) {
       throw new TxRejectedError(
-        `max priority fee per gas higher than max fee per gas: address ${toAddr(info.from)}, maxPriorityFeePerGas: ${maxTip(tx)}, maxFeePerGas: ${maxFee(tx)}`,
+        `max priority fee per gas higher than max fee per gas: address ${toAddr(tx.from)}, maxPriorityFeePerGas: ${maxTip(tx)}, maxFeePerGas: ${maxFee(tx)}`,
       )
     }
-    const intrinsic = tx.getIntrinsicGas()
-    if (tx.gasLimit < intrinsic) {
-      throw new TxRejectedError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`)
+    if (tx.gasLimit < ctx.intrinsicGas) {
+      throw new TxRejectedError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${ctx.intrinsicGas}`)
     }
-    const floor = floorDataGas(tx)
-    if (tx.common.isActivatedEIP(7623) && tx.gasLimit < floor) {
-      throw new TxRejectedError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${floor}`)
+    if (tx.gasLimit < ctx.floorDataGas) {
+      throw new TxRejectedError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${ctx.floorDataGas}`)
     }
     if (maxFee(tx) < ctx.baseFee) {
       throw new TxRejectedError(
-        `max fee per gas less than block base fee: address ${toAddr(info.from)}, maxFeePerGas: ${maxFee(tx)}, baseFee: ${ctx.baseFee}`,
+        `max fee per gas less than block base fee: address ${toAddr(tx.from)}, maxFeePerGas: ${maxFee(tx)}, baseFee: ${ctx.baseFee}`,
       )
     }
     if (tx.nonce < ctx.account.nonce) {
       throw new TxRejectedError(`nonce too low: next nonce ${ctx.account.nonce}, tx nonce ${tx.nonce}`)
     }
-    const cost = upfrontCost(tx)
+    const cost = upfrontCost(tx, ctx.blobGasPerBlob)
     if (ctx.account.balance < cost) {
       throw new TxRejectedError(
         `insufficient funds for gas * price + value: balance ${ctx.account.balance}, tx cost ${cost}, overshot ${cost - ctx.account.balance}`,
       )
     }
-    const existing = this.bySender.get(hexKey(info.from))?.get(tx.nonce)
+    const existing = this.bySender.get(hexKey(tx.from))?.get(tx.nonce)
     if (existing) {
       const bump = (v: bigint) => (v * (100n + PRICE_BUMP)) / 100n
       if (maxFee(tx) < bump(maxFee(existing.tx)) || maxTip(tx) < bump(maxTip(existing.tx))) {
@@ -138,27 +113,27 @@ export class TxPool {
 
   /** Adds a validated transaction; returns the one it replaced, if any. */
   add(info: PoolTxInfo): PoolTxInfo | undefined {
-    const key = hexKey(info.from)
+    const key = hexKey(info.tx.from)
     let txs = this.bySender.get(key)
     if (!txs) {
       txs = new Map()
       this.bySender.set(key, txs)
     }
     const replaced = txs.get(info.tx.nonce)
-    if (replaced) this.byHash.delete(hexKey(replaced.hash))
+    if (replaced) this.byHash.delete(hexKey(replaced.tx.hash))
     txs.set(info.tx.nonce, info)
-    this.byHash.set(hexKey(info.hash), info)
+    this.byHash.set(hexKey(info.tx.hash), info)
     return replaced
   }
 
   remove(info: PoolTxInfo): void {
-    const key = hexKey(info.from)
+    const key = hexKey(info.tx.from)
     const txs = this.bySender.get(key)
     if (txs?.get(info.tx.nonce) === info) {
       txs.delete(info.tx.nonce)
       if (txs.size === 0) this.bySender.delete(key)
     }
-    this.byHash.delete(hexKey(info.hash))
+    this.byHash.delete(hexKey(info.tx.hash))
   }
 
   /** Removes what a sender has pooled at `nonce` (a replacement that lost to an executed tx). */
@@ -183,7 +158,7 @@ export class TxPool {
     const heads: Array<{ info: PoolTxInfo; txs: Map<bigint, PoolTxInfo> }> = []
     for (const txs of this.bySender.values()) {
       const first = txs.values().next().value as PoolTxInfo
-      const info = txs.get(stateNonce(first.from))
+      const info = txs.get(stateNonce(first.tx.from))
       if (info && maxFee(info.tx) >= baseFee) heads.push({ info, txs })
     }
     const tipOf = (h: { info: PoolTxInfo }) => effectiveTip(h.info.tx, baseFee)

@@ -3,19 +3,13 @@
 // inside the engine's serial queue.
 
 import { randomBytes } from 'node:crypto'
-import type { Block, BlockHeader } from '@ethereumjs/block'
-import { Capability, type TypedTransaction } from '@ethereumjs/tx'
-import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
-import { encodeReceipt, runTx } from '@ethereumjs/vm'
 import type { Chain } from '../chain/chain.js'
-import { BEACON_ROOTS_ADDRESS, blockAt, type Engine, HISTORY_ADDRESS } from '../engine/engine.js'
-import { orderedTrieRoot } from '../engine/trie.js'
+import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../chain/header.js'
+import type { BlockEnv, Engine, HeaderView } from '../engine/index.js'
+import { encodeReceipt } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
+import { effectiveGasPrice } from '../fees.js'
 import type { BlockRecord, HeaderFields, IncludedTx, PoolTxInfo } from '../types.js'
-
-const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex')
-// sha256 of no execution-layer requests (EIP-7685): no 7002/7251 contracts are deployed.
-const EMPTY_REQUESTS_HASH = Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'hex')
 
 /** Execution time between two turns of the event loop inside a long flashblock. */
 const SLICE_MS = 2
@@ -46,8 +40,8 @@ export interface FlashblockResult {
 }
 
 export class BlockProducer {
-  private parentHeader: BlockHeader
-  private ctxBlock: Block | undefined
+  private parentHeader: HeaderView
+  private env: BlockEnv | undefined
   private encodedReceipts: Uint8Array[] = []
   private logCount = 0
 
@@ -66,53 +60,31 @@ export class BlockProducer {
   nextHeaderFields(timestamp?: bigint): HeaderFields {
     const parent = this.chain.head.header
     const now = this.clock()
-    const ts = timestamp ?? (now > parent.timestamp ? now : parent.timestamp + 1n)
-    return {
+    return emptyHeader({
       parentHash: this.chain.head.hash,
       number: parent.number + 1n,
-      timestamp: ts,
+      timestamp: timestamp ?? (now > parent.timestamp ? now : parent.timestamp + 1n),
       gasLimit: parent.gasLimit,
-      gasUsed: 0n,
-      baseFeePerGas: this.parentHeader.calcNextBaseFee(),
-      coinbase: new Uint8Array(20),
+      baseFeePerGas: this.parentHeader.nextBaseFee(),
       stateRoot: parent.stateRoot,
-      transactionsRoot: EMPTY_TRIE_ROOT,
-      receiptsRoot: EMPTY_TRIE_ROOT,
-      logsBloom: new Uint8Array(256),
       mixHash: randomBytes(32),
-      extraData: new Uint8Array(),
-      withdrawalsRoot: EMPTY_TRIE_ROOT,
-      blobGasUsed: 0n,
-      excessBlobGas: this.parentHeader.calcNextExcessBlobGas(this.engine.common),
-      parentBeaconBlockRoot: new Uint8Array(32),
-      requestsHash: EMPTY_REQUESTS_HASH,
-    }
+      excessBlobGas: this.parentHeader.nextExcessBlobGas(),
+    })
   }
 
   /** Opens the next block: flashblock 0, carrying only the system-contract updates. */
   async open(timestamp?: bigint): Promise<BlockRecord> {
     if (this.chain.pending) return this.chain.pending
     const header = this.nextHeaderFields(timestamp)
-    this.engine.setHardforkFor?.(header.number, header.timestamp) // --genesis: the fork schedule's
-    const { state, common } = this.engine
-    await state.checkpoint()
-    // EIP-4788 ring buffer: timestamp and beacon root.
-    if ((await state.getCode(BEACON_ROOTS_ADDRESS)).length > 0) {
-      const len = BigInt(common.param('historicalRootsLength'))
-      const slot = header.timestamp % len
-      await state.putStorage(BEACON_ROOTS_ADDRESS, setLengthLeft(bigIntToBytes(slot), 32), bigIntToBytes(header.timestamp))
-      await state.putStorage(BEACON_ROOTS_ADDRESS, setLengthLeft(bigIntToBytes(slot + len), 32), header.parentBeaconBlockRoot)
-    }
-    // EIP-2935 ring buffer: the parent's hash, which BLOCKHASH reads.
-    if ((await state.getCode(HISTORY_ADDRESS)).length > 0) {
-      const window = BigInt(common.param('historyServeWindow'))
-      const slot = (header.number - 1n) % window
-      await state.putStorage(HISTORY_ADDRESS, setLengthLeft(bigIntToBytes(slot), 32), header.parentHash)
-    }
-    await state.commit()
-    header.stateRoot = await state.getStateRoot()
+    const { engine } = this
+    engine.setHardforkFor(header.number, header.timestamp) // --genesis: the fork schedule's
+    const { live } = engine
+    await live.checkpoint()
+    await engine.applySystemWrites(live, header)
+    await live.commit()
+    header.stateRoot = await live.root()
     const block: BlockRecord = { header, hash: new Uint8Array(), sealed: false, txs: [], flashblocks: 1, size: 0n }
-    this.ctxBlock = blockAt(common, header)
+    this.env = engine.blockEnv(header)
     this.encodedReceipts = []
     this.logCount = 0
     this.chain.pending = block
@@ -130,8 +102,8 @@ export class BlockProducer {
    */
   async flashblock(batch: PoolTxInfo[], budget: FlashblockBudget = UNBOUNDED): Promise<FlashblockResult> {
     const block = this.chain.pending ?? (await this.open())
-    const ctx = this.ctxBlock as Block
-    const { state, queue } = this.engine
+    const env = this.env as BlockEnv
+    const { live, queue } = this.engine
     const h = block.header
     const included: IncludedTx[] = []
     const receipts: Uint8Array[] = []
@@ -140,7 +112,7 @@ export class BlockProducer {
     let gasUsed = h.gasUsed
     let blobGasUsed = h.blobGasUsed
     let logCount = this.logCount
-    await state.checkpoint()
+    await live.checkpoint()
     const start = performance.now()
     let executed = 0
     let spent = 0
@@ -164,38 +136,30 @@ export class BlockProducer {
         continue
       }
       try {
-        const result = await runTx(this.engine.vm, { tx, block: ctx, blockGasUsed: gasUsed, skipHardForkValidation: true })
+        const result = await live.execute(tx, env, { blockGasUsed: gasUsed, receipt: true })
         gasUsed += result.blockGasSpent
-        const blobGas =
-          tx.supports(Capability.EIP1559FeeMarket) && 'blobVersionedHashes' in tx
-            ? BigInt((tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length) *
-              this.engine.common.param('blobGasPerBlob')
-            : undefined
-        if (blobGas) blobGasUsed += blobGas
-        const logs = (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }))
+        if (result.blobGasUsed) blobGasUsed += result.blobGasUsed
         included.push({
           tx,
-          hash: info.hash,
-          from: info.from,
           index: block.txs.length + included.length,
           flashblockIndex: index,
           preconfirmedAt: 0,
           block,
           receipt: {
-            status: result.execResult.exceptionError ? 0 : 1,
-            gasUsed: result.totalGasSpent,
+            status: result.error ? 0 : 1,
+            gasUsed: result.gasUsed,
             cumulativeGasUsed: gasUsed,
             effectiveGasPrice: effectiveGasPrice(tx, h.baseFeePerGas),
-            contractAddress: result.createdAddress?.bytes,
-            logs,
-            logsBloom: result.bloom.bitvector,
-            blobGasUsed: blobGas,
-            blobGasPrice: blobGas ? ctx.header.getBlobGasPrice() : undefined,
+            contractAddress: result.createdAddress,
+            logs: result.logs,
+            logsBloom: result.logsBloom,
+            blobGasUsed: result.blobGasUsed || undefined,
+            blobGasPrice: result.blobGasUsed ? env.blobGasPrice() : undefined,
             firstLogIndex: logCount,
           },
         })
-        logCount += logs.length
-        receipts.push(encodeReceipt(result.receipt, tx.type))
+        logCount += result.logs.length
+        receipts.push(result.receipt as Uint8Array)
       } catch (error) {
         rejected.push({ info, error: error as Error })
       }
@@ -211,9 +175,9 @@ export class BlockProducer {
       }
       await new Promise(setImmediate)
     }
-    await state.commit()
+    await live.commit()
     if (included.length > 0) {
-      const stateRoot = await state.getStateRoot()
+      const stateRoot = await live.root()
       // Published in one synchronous step: no reader sees part of this flashblock.
       h.gasUsed = gasUsed
       h.blobGasUsed = blobGasUsed
@@ -222,7 +186,7 @@ export class BlockProducer {
       this.encodedReceipts.push(...receipts)
       for (const t of included) {
         block.txs.push(t)
-        block.size += BigInt(t.tx.serialize().length)
+        block.size += BigInt(t.tx.raw.length)
       }
       block.flashblocks++
       this.events.emit('flashblock', { block, index, txs: included })
@@ -235,24 +199,17 @@ export class BlockProducer {
     const block = this.chain.pending ?? (await this.open())
     const { engine } = this
     const h = block.header
-    h.stateRoot = await engine.state.getStateRoot()
-    h.transactionsRoot = block.txs.length
-      ? orderedTrieRoot(
-          block.txs.map((t) => t.tx.serialize()),
-          engine.keccak,
-        )
-      : EMPTY_TRIE_ROOT
-    h.receiptsRoot = block.txs.length ? orderedTrieRoot(this.encodedReceipts, engine.keccak) : EMPTY_TRIE_ROOT
-    const bloom = new Uint8Array(256)
-    for (const t of block.txs) for (let i = 0; i < 256; i++) bloom[i] |= t.receipt.logsBloom[i]
-    h.logsBloom = bloom
+    h.stateRoot = await engine.live.root()
+    h.transactionsRoot = block.txs.length ? engine.orderedRoot(block.txs.map((t) => t.tx.raw)) : EMPTY_TRIE_ROOT
+    h.receiptsRoot = block.txs.length ? engine.orderedRoot(this.encodedReceipts) : EMPTY_TRIE_ROOT
+    h.logsBloom = combineBlooms(block.txs.map((t) => t.receipt.logsBloom))
     const header = engine.header(h)
     block.hash = header.hash()
-    block.size += BigInt(header.serialize().length) + 3n
+    block.size += BigInt(header.size()) + 3n
     block.sealed = true
     this.parentHeader = header
     this.chain.pending = undefined
-    this.ctxBlock = undefined
+    this.env = undefined
     this.chain.addSealed(block)
     this.events.emit('block', { block })
     return block
@@ -266,13 +223,8 @@ export class BlockProducer {
   resync(): void {
     this.parentHeader = this.engine.header(this.chain.head.header)
     const block = this.chain.pending
-    const { common } = this.engine
-    this.ctxBlock = block ? blockAt(common, block.header) : undefined
-    this.encodedReceipts = (block?.txs ?? []).map(({ receipt: r, tx }) => {
-      const logs = r.logs.map((l) => [l.address, l.topics, l.data] as [Uint8Array, Uint8Array[], Uint8Array])
-      const receipt = { status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: r.logsBloom, logs }
-      return encodeReceipt(receipt, tx.type)
-    })
+    this.env = block ? this.engine.blockEnv(block.header) : undefined
+    this.encodedReceipts = (block?.txs ?? []).map(({ receipt, tx }) => encodeReceipt(tx.type, receipt))
     this.logCount = (block?.txs ?? []).reduce((n, t) => n + t.receipt.logs.length, 0)
   }
 
@@ -280,13 +232,4 @@ export class BlockProducer {
   pendingHash(block: BlockRecord): Uint8Array {
     return this.engine.header(block.header).hash()
   }
-}
-
-export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
-  if ('maxFeePerGas' in tx) {
-    const t = tx as unknown as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
-    const tip = t.maxFeePerGas - baseFee < t.maxPriorityFeePerGas ? t.maxFeePerGas - baseFee : t.maxPriorityFeePerGas
-    return baseFee + (tip > 0n ? tip : 0n)
-  }
-  return (tx as unknown as { gasPrice: bigint }).gasPrice
 }

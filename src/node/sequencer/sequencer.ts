@@ -1,9 +1,9 @@
 // The sequencer's clock: a flashblock every preconfInterval, a sealed block every blockTime.
 // Interval 0 pre-confirms as transactions arrive (coalescing those that arrive together).
 
-import { Address } from '@ethereumjs/util'
+import { hexKey } from '../bytes.js'
 import type { Chain } from '../chain/chain.js'
-import type { Engine } from '../engine/engine.js'
+import type { Engine } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
 import type { TxPool } from '../pool/pool.js'
 import type { BlockProducer, FlashblockBudget } from './producer.js'
@@ -29,6 +29,7 @@ class Metronome {
   constructor(
     private readonly period: number,
     private readonly fn: () => Promise<unknown>,
+    private readonly onError: (error: unknown) => void,
   ) {
     this.schedule()
   }
@@ -39,7 +40,7 @@ class Metronome {
     this.timer = setTimeout(
       () => {
         this.fn()
-          .catch((error) => console.error('pcnode: sequencer tick failed:', error))
+          .catch(this.onError)
           .finally(() => {
             if (this.timer) this.schedule()
           })
@@ -73,7 +74,11 @@ export class Sequencer {
     private readonly producer: BlockProducer,
     private readonly events: NodeEvents,
     private config: SequencerConfig,
+    /** Where a failed tick is reported (the node's logger). */
+    private readonly log: (line: string) => void,
   ) {}
+
+  private readonly failed = (error: unknown) => this.log(`sequencer tick failed: ${(error as Error)?.stack ?? String(error)}`)
 
   get isRunning(): boolean {
     return this.running
@@ -88,8 +93,8 @@ export class Sequencer {
 
   private arm(): void {
     const { blockTime, preconfInterval } = this.config
-    if (preconfInterval > 0) this.flashClock = new Metronome(preconfInterval, () => this.flash())
-    if (blockTime > 0) this.sealClock = new Metronome(blockTime, () => this.seal())
+    if (preconfInterval > 0) this.flashClock = new Metronome(preconfInterval, () => this.flash(), this.failed)
+    if (blockTime > 0) this.sealClock = new Metronome(blockTime, () => this.seal(), this.failed)
     if (this.pool.size > 0) this.notify()
   }
 
@@ -133,27 +138,25 @@ export class Sequencer {
         if (this.config.blockTime === 0) await this.seal()
         if (more) this.notify()
       })
-    this.flashing = run.catch((error) => console.error('flashblock failed:', error))
+    this.flashing = run.catch(this.failed)
     return this.flashing
   }
 
   /** Inside the queue. Returns true when ready transactions were left for the next flashblock. */
   async flashNow(): Promise<boolean> {
     const block = this.chain.pending ?? (await this.producer.open())
-    const { state } = this.engine
+    const { live } = this.engine
     const nonces = new Map<string, bigint>()
-    for (const from of this.pool.senders()) {
-      nonces.set(Buffer.from(from).toString('hex'), (await state.getAccount(new Address(from)))?.nonce ?? 0n)
-    }
-    const stateNonce = (from: Uint8Array) => nonces.get(Buffer.from(from).toString('hex')) ?? 0n
+    for (const from of this.pool.senders()) nonces.set(hexKey(from), await live.nonce(from))
+    const stateNonce = (from: Uint8Array) => nonces.get(hexKey(from)) ?? 0n
     const room = block.header.gasLimit - block.header.gasUsed
     const batch = this.pool.selectReady(block.header.baseFeePerGas, room, 5000, stateNonce)
     if (batch.length === 0) return false
     const result = await this.producer.flashblock(batch, flashblockBudget(this.config.preconfInterval))
     for (const t of result.included) {
-      this.pool.remove(this.pool.get(t.hash) ?? { ...t, receivedAt: 0 })
+      this.pool.remove(this.pool.get(t.tx.hash) ?? { tx: t.tx, receivedAt: 0 })
       // A replacement accepted while its nonce was executing can no longer run.
-      const stale = this.pool.removeNonce(t.from, t.tx.nonce)
+      const stale = this.pool.removeNonce(t.tx.from, t.tx.nonce)
       if (stale) this.events.emit('dropped', { info: stale, reason: 'nonce too low' })
     }
     for (const { info, error } of result.rejected) {

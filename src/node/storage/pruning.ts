@@ -4,11 +4,10 @@
 // keeps the nodes reachable from the last `keep` blocks' roots, the live state and the snapshots
 // (evm_snapshot, anvil_reset), and deletes the rest. Marking walks the store outside the serial
 // queue, handing the event loop back every few milliseconds; only the delete pass runs in it.
-import { RLP } from '@ethereumjs/rlp'
-import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
+import { hexKey } from '../bytes.js'
 import type { Chain } from '../chain/chain.js'
-import type { Engine } from '../engine/engine.js'
-import { nodeKey } from '../engine/state.js'
+import { EMPTY_TRIE_ROOT } from '../chain/header.js'
+import { type Engine, walkTrie } from '../engine/index.js'
 
 /** What a sweep did, for logs and tests. */
 export interface SweepResult {
@@ -55,9 +54,9 @@ export class StatePruner {
 
   /** Whether reads at `root` may start: its nodes are there and no running sweep is deleting them. */
   available(root: Uint8Array): boolean {
-    if (equalsBytes(root, KECCAK256_RLP)) return true
+    if (Buffer.compare(root, EMPTY_TRIE_ROOT) === 0) return true
     const { nodes } = this.engine
-    const key = nodeKey(root)
+    const key = hexKey(root)
     if (this.keptRoots && !this.keptRoots.has(key) && !nodes.written?.has(key)) return false
     return nodes.map.has(key)
   }
@@ -73,10 +72,10 @@ export class StatePruner {
   }
 
   private async sweepOnce(): Promise<SweepResult> {
-    const { nodes, queue, state } = this.engine
+    const { nodes, queue, live } = this.engine
     // In the queue: the live root and the chain agree, and no flashblock is half-committed.
-    const roots = await queue.run(async () => this.rootsToKeep(await state.getStateRoot()))
-    this.keptRoots = new Set(roots.map(nodeKey))
+    const roots = await queue.run(async () => this.rootsToKeep(await live.root()))
+    this.keptRoots = new Set(roots.map((root) => hexKey(root)))
     const written = new Set<string>()
     nodes.written = written
     try {
@@ -114,53 +113,18 @@ export class StatePruner {
 
 /**
  * The keys (hex) of every node reachable from `roots`: account tries and the storage tries their
- * accounts name. Depth-first over the store itself; shared subtrees are walked once.
+ * accounts name. Shared subtrees are walked once; the event loop gets a turn every 4 ms.
  */
 async function markReachable(map: Map<string, Uint8Array>, roots: Uint8Array[]): Promise<Set<string>> {
   const marked = new Set<string>()
-  // Node references (a hash, or a node under 32 bytes embedded in its parent), and beside each
-  // whether it is in an account trie (whose leaves name storage tries).
-  const refs: Array<Uint8Array | Uint8Array[]> = [...roots]
-  const inAccounts: boolean[] = roots.map(() => true)
-  let yieldAt = performance.now() + 4
-  let steps = 0
-  while (refs.length > 0) {
-    const ref = refs.pop()!
-    const accounts = inAccounts.pop()!
-    let node: Uint8Array[]
-    if (Array.isArray(ref)) {
-      node = ref
-    } else {
-      if (equalsBytes(ref, KECCAK256_RLP)) continue
-      const key = nodeKey(ref)
-      if (marked.has(key)) continue
-      const encoded = map.get(key)
-      if (!encoded) continue
+  await walkTrie(map, roots, {
+    storage: true,
+    yieldMs: 4,
+    node: (key) => {
+      if (marked.has(key) || !map.has(key)) return false
       marked.add(key)
-      node = RLP.decode(encoded) as Uint8Array[]
-    }
-    if (node.length === 17) {
-      for (let i = 0; i < 16; i++) {
-        const child = node[i] as Uint8Array | Uint8Array[]
-        if (Array.isArray(child) || child.length > 0) {
-          refs.push(child)
-          inAccounts.push(accounts)
-        }
-      }
-    } else if (node[0][0] & 0x20) {
-      // A leaf; in the account trie its value is [nonce, balance, storageRoot, codeHash].
-      if (accounts) {
-        refs.push((RLP.decode(node[1]) as Uint8Array[])[2])
-        inAccounts.push(false)
-      }
-    } else {
-      refs.push(node[1] as Uint8Array | Uint8Array[])
-      inAccounts.push(accounts)
-    }
-    if (++steps % 256 === 0 && performance.now() > yieldAt) {
-      await new Promise(setImmediate)
-      yieldAt = performance.now() + 4
-    }
-  }
+      return true
+    },
+  })
   return marked
 }

@@ -2,6 +2,7 @@
 // hardhat_* names of mode 'hardhat') and Hardhat scripts call, plus pcnode's own pcnode_*. Names,
 // parameters and answers follow anvil (viem's actions/test/*.js); hardhat_* setters answer true as
 // Hardhat does. The node side is src/node/devcontrol.ts.
+import { StateFormatError } from '../../node/storage/state-file/decode.js'
 import { expectArgs, type Handler, type MethodTable } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
 import { parseAddress, parseData, parseHash, parseQuantity, parseSlot, toData, toQuantity } from '../hex.js'
@@ -115,8 +116,7 @@ export const devMethods: MethodGroup = (node) => {
       try {
         await dev.loadState(input)
       } catch (error) {
-        if ((error as Error).name === 'StateFormatError')
-          throw invalidParams(`invalid argument state: ${(error as Error).message}`)
+        if (error instanceof StateFormatError) throw invalidParams(`invalid argument state: ${error.message}`)
         throw error
       }
       return true

@@ -128,7 +128,7 @@ export function pubsubMethods(node: DevNode, hub = new Subscriptions(node)): Met
         if (t.block.sealed) out.blockHash = toData(t.block.hash)
         return out
       }
-      return { status: node.pool.has(hash) ? 'pending' : 'unknown' }
+      return { status: node.isPooled(hash) ? 'pending' : 'unknown' }
     },
 
     eth_newFilter: (params) => {

@@ -1,6 +1,6 @@
 // eth_simulateV1: parse the payload (naming the offending field), run it on the node, and shape
 // each simulated block as a full block object plus its `calls`, as geth and reth serve them.
-import type { SimulatedBlock, SimulatedCall, SimulateInput } from '../../node/execution/simulate.js'
+import type { SimulatedBlock, SimulatedCall, SimulateInput } from '../../node/execution/simulate/index.js'
 import type { DevNode } from '../../node/node.js'
 import type { CallRequest, IncludedTx } from '../../node/types.js'
 import { expectArgs } from '../dispatch.js'
@@ -76,7 +76,7 @@ function formatCall(call: SimulatedCall, t: IncludedTx, blockHash: string): Reco
       blockNumber: toQuantity(h.number),
       blockHash,
       blockTimestamp: toQuantity(h.timestamp),
-      transactionHash: toData(t.hash),
+      transactionHash: toData(t.tx.hash),
       transactionIndex: toQuantity(t.index),
       logIndex: toQuantity(call.firstLogIndex + i),
       removed: false,

@@ -27,6 +27,6 @@ export const transactionMethods: MethodGroup = (node) => ({
   /** Base's method: Known while the node has the transaction in its pool, else Unknown. */
   base_transactionStatus: (params) => {
     expectArgs(params, 1, 1)
-    return { status: node.pool.has(parseHash(params[0], 'hash')) ? 'Known' : 'Unknown' }
+    return { status: node.isPooled(parseHash(params[0], 'hash')) ? 'Known' : 'Unknown' }
   },
 })

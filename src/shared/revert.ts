@@ -1,3 +1,5 @@
+// Revert data in words: the reason inside Error(string) and Panic(uint256) revert bytes, as geth
+// words them. Shared by the node (error messages) and the CLI (simulation tables).
 import { decodeAbiParameters } from 'viem'
 
 const ERROR_SELECTOR = '08c379a0'

@@ -1,0 +1,89 @@
+// The pending block under dev control: sealing now (evm_mine / anvil_mine), re-opening it at
+// another time, and taking transactions out of it. Every function runs inside the serial queue.
+import type { NodeContext } from '../context.js'
+import { InvalidParamsError, NodeError } from '../errors.js'
+import type { IncludedTx } from '../types.js'
+
+/** Most blocks one anvil_mine may produce: each costs a header and a few trie nodes. */
+export const MAX_MINE_BLOCKS = 100_000n
+
+/**
+ * Discards the pending block and opens it again (at `timestamp`), its transactions back in the
+ * pool, except those `drop` names. They are pre-confirmed again at once while mining, so receipts
+ * disappear only for this call.
+ */
+export async function reopen(ctx: NodeContext, timestamp?: bigint, drop?: (t: IncludedTx) => boolean): Promise<void> {
+  const { chain, pool, engine, producer, sequencer } = ctx
+  const pending = chain.pending
+  let requeued = 0
+  if (pending) {
+    chain.dropPreconfirmed(pending)
+    chain.pending = undefined
+    // The head's state as reads see it: the pending block's base, dev setters included.
+    await engine.live.setRoot(chain.stateRootOf(chain.head))
+    for (const t of pending.txs) {
+      if (drop?.(t)) continue
+      pool.add({ tx: t.tx, receivedAt: t.preconfirmedAt })
+      requeued++
+    }
+  }
+  producer.resync()
+  await producer.open(timestamp)
+  if (requeued > 0 && sequencer.isRunning) await fill(ctx)
+}
+
+/** Pre-confirms every ready pool transaction into the pending block. */
+export async function fill(ctx: NodeContext): Promise<void> {
+  while (ctx.pool.size > 0 && (await ctx.sequencer.flashNow())) {
+    // flashNow stops at its deadline; go on until nothing ready is left
+  }
+}
+
+/** hardhat's rule: a new block's timestamp must pass the head's. */
+export function checkTimestamp(ctx: NodeContext, timestamp: bigint): void {
+  const head = ctx.chain.head.header.timestamp
+  if (timestamp <= head) {
+    throw new NodeError(`Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${head}`)
+  }
+}
+
+/**
+ * evm_mine / anvil_mine: seals `blocks` blocks now, the first with the pending block's
+ * transactions and every ready pool transaction. `interval` seconds apart when given; the first
+ * at `timestamp` (or the one evm_setNextBlockTimestamp set) when given.
+ */
+export async function mine(ctx: NodeContext, blocks: bigint, interval: bigint, timestamp?: bigint): Promise<void> {
+  if (blocks > MAX_MINE_BLOCKS) throw new InvalidParamsError(`at most ${MAX_MINE_BLOCKS} blocks per call`)
+  const { chain, producer, clock, sequencer } = ctx
+  if (timestamp !== undefined) checkTimestamp(ctx, timestamp)
+  let ts = timestamp ?? clock.nextTimestamp
+  clock.nextTimestamp = undefined
+  for (let i = 0n; i < blocks; i++) {
+    if (ts === undefined && interval > 0n) ts = chain.pending?.header.timestamp ?? producer.nextHeaderFields().timestamp
+    if (ts !== undefined && chain.pending && chain.pending.header.timestamp !== ts) await reopen(ctx, ts)
+    else if (!chain.pending) await producer.open(ts)
+    await fill(ctx)
+    const block = await producer.seal()
+    if (ts !== undefined) clock.rebase(block.header.timestamp)
+    ts = interval > 0n ? block.header.timestamp + interval : undefined
+  }
+  if (sequencer.isRunning) await producer.open()
+}
+
+/** anvil_dropTransaction: out of the pool, or out of the pending block (the rest re-run). */
+export async function dropTransaction(ctx: NodeContext, hash: Uint8Array): Promise<boolean> {
+  const { pool, chain, events } = ctx
+  const reason = 'dropped by anvil_dropTransaction'
+  const info = pool.get(hash)
+  if (info) {
+    pool.remove(info)
+    events.emit('dropped', { info, reason })
+    return true
+  }
+  const pending = chain.pending
+  const t = pending?.txs.find((x) => Buffer.compare(x.tx.hash, hash) === 0)
+  if (!pending || !t) return false
+  await reopen(ctx, pending.header.timestamp, (x) => x === t)
+  events.emit('dropped', { info: { tx: t.tx, receivedAt: t.preconfirmedAt }, reason })
+  return true
+}

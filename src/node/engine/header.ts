@@ -1,0 +1,134 @@
+// Headers between the node's records (HeaderFields) and ethereumjs: the block a transaction runs
+// in, a header's hash and RLP size, and what EIP-1559 and EIP-4844 derive from it.
+import { type Block, type BlockHeader, createBlock, createBlockHeader, type HeaderData } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
+import { bigIntToUnpaddedBytes } from '@ethereumjs/util'
+import { EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT, emptyHeader, HEADER_FIELDS } from '../chain/header.js'
+import type { HeaderFields, Withdrawal } from '../types.js'
+import { blockCommon } from './commons.js'
+
+/** ethereumjs' names for the two roots it names differently; every other field shares its name. */
+const ETHEREUMJS_NAMES: Partial<Record<keyof HeaderFields, keyof HeaderData>> = {
+  transactionsRoot: 'transactionsTrie',
+  receiptsRoot: 'receiptTrie',
+}
+
+export function toHeaderData(f: HeaderFields): HeaderData {
+  const data: Record<string, unknown> = { difficulty: 0n, nonce: new Uint8Array(8) }
+  for (const { name } of HEADER_FIELDS) data[ETHEREUMJS_NAMES[name] ?? name] = f[name]
+  return data as HeaderData
+}
+
+/** Header data with the fields the Common's current hardfork lacks left out (ethereumjs rejects them). */
+export function activeHeaderData(common: Common, data: HeaderData): HeaderData {
+  const out = { ...data }
+  if (!common.isActivatedEIP(1559)) delete out.baseFeePerGas
+  if (!common.isActivatedEIP(4895)) delete out.withdrawalsRoot
+  if (!common.isActivatedEIP(4844)) {
+    delete out.blobGasUsed
+    delete out.excessBlobGas
+  }
+  if (!common.isActivatedEIP(4788)) delete out.parentBeaconBlockRoot
+  if (!common.isActivatedEIP(7685)) delete out.requestsHash
+  return out
+}
+
+/** The node's record of an ethereumjs header (fields a hardfork lacks take neutral values). */
+export function headerFieldsOf(h: BlockHeader): HeaderFields {
+  return emptyHeader({
+    parentHash: h.parentHash,
+    number: h.number,
+    timestamp: h.timestamp,
+    gasLimit: h.gasLimit,
+    gasUsed: h.gasUsed,
+    baseFeePerGas: h.baseFeePerGas ?? 0n,
+    coinbase: h.coinbase.bytes,
+    stateRoot: h.stateRoot,
+    transactionsRoot: h.transactionsTrie,
+    receiptsRoot: h.receiptTrie,
+    logsBloom: h.logsBloom,
+    mixHash: h.mixHash,
+    extraData: h.extraData,
+    withdrawalsRoot: h.withdrawalsRoot ?? EMPTY_TRIE_ROOT,
+    blobGasUsed: h.blobGasUsed ?? 0n,
+    excessBlobGas: h.excessBlobGas ?? 0n,
+    parentBeaconBlockRoot: h.parentBeaconBlockRoot ?? new Uint8Array(32),
+    requestsHash: h.requestsHash ?? EMPTY_REQUESTS_HASH,
+  })
+}
+
+/**
+ * The block a transaction executes in: `header` under the Common's current hardfork. Built once
+ * per block (runTx only reads its header), not per transaction.
+ */
+export class BlockEnv {
+  /** @internal the engine's block object. */
+  readonly block: Block
+  constructor(
+    common: Common,
+    readonly header: HeaderFields,
+  ) {
+    this.block = createBlock(
+      { header: activeHeaderData(common, toHeaderData(header)) },
+      { common: blockCommon(common), setHardfork: false },
+    )
+  }
+
+  /** EIP-4844 blob base fee of this block. */
+  blobGasPrice(): bigint {
+    return this.block.header.getBlobGasPrice()
+  }
+}
+
+/** What the node asks of a header: its hash and size, and the fees of the block after it. */
+export class HeaderView {
+  private readonly h: BlockHeader
+  constructor(
+    private readonly common: Common,
+    fields: HeaderFields,
+  ) {
+    this.h = createBlockHeader(activeHeaderData(common, toHeaderData(fields)), {
+      common: blockCommon(common),
+      setHardfork: false,
+    })
+  }
+
+  hash(): Uint8Array {
+    return this.h.hash()
+  }
+
+  /** Bytes of the header's RLP. */
+  size(): number {
+    return this.h.serialize().length
+  }
+
+  nextBaseFee(): bigint {
+    return this.h.calcNextBaseFee()
+  }
+
+  nextExcessBlobGas(): bigint {
+    return this.h.calcNextExcessBlobGas(this.common)
+  }
+
+  blobGasPrice(): bigint {
+    return this.h.getBlobGasPrice()
+  }
+
+  nextBlobGasPrice(): bigint {
+    return this.h.calcNextBlobGasPrice(this.common)
+  }
+
+  /**
+   * Size of the whole block's RLP: [header, transactions (typed ones as byte strings), uncles,
+   * withdrawals]. `txs` are the transactions' envelopes; `legacy` says which are legacy lists.
+   */
+  blockSize(txs: Array<{ raw: Uint8Array; type: number }>, withdrawals: Withdrawal[]): bigint {
+    const body = txs.map((t) => (t.type === 0 ? RLP.decode(t.raw) : t.raw))
+    return BigInt(RLP.encode([this.h.raw(), body as never, [], withdrawals.map(withdrawalRaw)]).length)
+  }
+}
+
+export function withdrawalRaw(w: Withdrawal): Uint8Array[] {
+  return [bigIntToUnpaddedBytes(w.index), bigIntToUnpaddedBytes(w.validatorIndex), w.address, bigIntToUnpaddedBytes(w.amount)]
+}

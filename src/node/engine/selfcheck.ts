@@ -1,0 +1,115 @@
+// Start-up checks of every place the engine reaches into ethereumjs beyond its public API. Each
+// patch relies on a shape (a protected field, an internal order of calls); if an upgrade of
+// ethereumjs changes that shape, the node refuses to start with a message naming the patch,
+// instead of answering wrongly. Runs once on the fresh engine, before genesis, in a few ms.
+
+import { createBlockHeader } from '@ethereumjs/block'
+import { Common } from '@ethereumjs/common'
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { createLegacyTx, createTxFromRLP } from '@ethereumjs/tx'
+import { Account, Address, MapDB } from '@ethereumjs/util'
+import { emptyHeader } from '../chain/header.js'
+import { blockCommon, txCommon } from './commons.js'
+import type { Engine } from './engine.js'
+import { OP, opcodeMap } from './hooks/opcodes.js'
+import { precompileMap } from './hooks/precompiles.js'
+
+export class EngineSelfCheckError extends Error {
+  constructor(patch: string, expected: string) {
+    super(
+      `pcnode cannot run on this @ethereumjs version: ${patch} expects ${expected}. ` +
+        'Install the versions package-lock.json pins (npm ci).',
+    )
+    this.name = 'EngineSelfCheckError'
+  }
+}
+
+function check(ok: boolean, patch: string, expected: string): void {
+  if (!ok) throw new EngineSelfCheckError(patch, expected)
+}
+
+export async function selfCheck(engine: Engine): Promise<void> {
+  const { common, state } = engine
+  const vm = engine.live.vm
+
+  // commons.ts indexActivatedEips: reads the protected, replaced-not-mutated `_activatedEIPsCache`.
+  const cache = (common as unknown as { _activatedEIPsCache?: unknown })._activatedEIPsCache
+  check(Array.isArray(cache), 'commons.ts indexActivatedEips', 'Common._activatedEIPsCache to be an array')
+  for (const eip of [1559, 2930, 3855, 4844, 6800, 7702, 7825, 7864, 7951]) {
+    check(
+      common.isActivatedEIP(eip) === Common.prototype.isActivatedEIP.call(common, eip),
+      'commons.ts indexActivatedEips',
+      `isActivatedEIP(${eip}) to answer as upstream`,
+    )
+  }
+  // commons.ts withParams: header and transaction constructors call common.copy() and keep the copy.
+  const header = createBlockHeader({ number: 1n }, { common: blockCommon(common), setHardfork: false })
+  check(header.common === blockCommon(common), 'commons.ts blockCommon', 'BlockHeader to keep the Common copy() returns')
+  const tx = createLegacyTx({ gasLimit: 21000n, gasPrice: 1n }, { common: txCommon(common) })
+  check(tx.common === txCommon(common), 'commons.ts txCommon', 'transactions to keep the Common copy() returns')
+  // tx.ts keepEncoding: the public `cache` a decoded transaction reads its hash from.
+  const decoded = createTxFromRLP(tx.serialize(), { common: txCommon(common), freeze: false })
+  check(typeof decoded.cache === 'object' && decoded.cache !== null, 'tx.ts keepEncoding', 'a transaction `cache` object')
+
+  // state.ts FastStateManager: the protected caches (storage writes, synchronous account reads).
+  const caches = (state as unknown as { _caches?: { storage?: { put?: unknown }; account?: { get?: unknown } } })._caches
+  check(typeof caches?.storage?.put === 'function', 'state.ts putStorage', 'MerkleStateManager._caches.storage.put()')
+  check(typeof caches?.account?.get === 'function', 'state.ts peekAccount', 'MerkleStateManager._caches.account.get()')
+  // engine.ts views and state-io.ts: the protected trie, its shallow copies and its database.
+  const trie = (state as unknown as { _trie?: MerklePatriciaTrie })._trie
+  check(typeof trie?.shallowCopy === 'function', 'engine.ts viewAt', 'MerkleStateManager._trie.shallowCopy()')
+  check(typeof trie?.database().batch === 'function', 'state-io.ts writeAccounts', "the trie's database().batch()")
+  // state.ts FlatKeyDB: MapDB keeps its entries in the public-but-underscored `_database` map.
+  check(
+    (new MapDB() as unknown as { _database?: unknown })._database instanceof Map,
+    'state.ts FlatKeyDB',
+    'MapDB._database to be a Map',
+  )
+
+  // hooks/precompiles.ts: the EVM's protected precompile map, keyed by unprefixed lowercase address.
+  const precompiles = precompileMap(vm)
+  check(
+    precompiles instanceof Map && precompiles.has('0000000000000000000000000000000000000001'),
+    'hooks/precompiles.ts',
+    "EVM._precompiles to be a Map keyed by unprefixed address ('00…01' for ecrecover)",
+  )
+  // hooks/opcodes.ts: the EVM's protected opcode map of { opHandler } entries.
+  const ops = opcodeMap(vm)
+  // (Opcodes of every hardfork: a genesis file starts at chainstart, before BASEFEE.)
+  for (const op of [OP.BLOCKHASH, OP.LOG0, OP.SELFDESTRUCT]) {
+    check(typeof ops?.[op]?.opHandler === 'function', 'hooks/opcodes.ts', `EVM._opcodeMap[0x${op.toString(16)}].opHandler`)
+  }
+
+  // hooks/call-sender.ts: a call from an account with code runs (the EIP-3607 check skipped) and
+  // sees the sender's real code; opcodes.ts/observer.ts: a LOG0 reaches the observer with the
+  // interpreter's private `_result.logs`. Run once on the empty live state, then reverted.
+  await functionalCheck(engine)
+}
+
+async function functionalCheck(engine: Engine): Promise<void> {
+  const live = engine.live
+  const sender = Uint8Array.from(Buffer.from('00000000000000000000000000000000005e1fc0', 'hex'))
+  // Runtime code: LOG0(0, 0); EXTCODESIZE(CALLER) stored in memory and returned.
+  const code = Uint8Array.from(Buffer.from('60006000a0333b60005260206000f3', 'hex'))
+  await live.checkpoint()
+  try {
+    await live.sm.putAccount(new Address(sender), new Account(0n, 0n))
+    await live.putCode(sender, code)
+    let logged = 0
+    const env = engine.blockEnv(emptyHeader({ number: 1n, gasLimit: 30_000_000n }))
+    const result = await live.call({ from: sender, to: sender, gasPrice: 0n }, 100_000n, 0n, env, {
+      skipBalance: true,
+      observer: { log: () => logged++ },
+    })
+    check(result.error === undefined, 'hooks/call-sender.ts', `a call from a contract account to run (got ${result.error})`)
+    check(
+      BigInt(`0x${Buffer.from(result.returnValue).toString('hex') || '0'}`) === BigInt(code.length),
+      'hooks/call-sender.ts',
+      'the sender to keep its real code after the EIP-3607 check',
+    )
+    check(logged === 1, 'hooks/observer.ts', 'LOG opcodes to append to interpreter._result.logs')
+  } finally {
+    await live.revert()
+    await live.vm.evm.journal.cleanup()
+  }
+}

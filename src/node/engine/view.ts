@@ -1,0 +1,239 @@
+// The node's handle on a state: accounts, code and storage in plain values (StateView), and
+// transactions executed on it (ExecView). Callers run everything inside the engine's serial queue.
+import type { Common } from '@ethereumjs/common'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
+import { encodeReceipt, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
+import type { CallRequest, LogEntry, TxRecord } from '../types.js'
+import type { BlockEnv } from './header.js'
+import { runTxIgnoringSenderCode } from './hooks/call-sender.js'
+import { type ExecutionObserver, observe } from './hooks/observer.js'
+import { type BlockOpcodeOverrides, overrideBlockOpcodes } from './hooks/opcodes.js'
+import { installPrecompiles, precompileMap, withMovedPrecompiles } from './hooks/precompiles.js'
+import { historyContract } from './system.js'
+import { callTransaction, engineTx } from './tx.js'
+
+export interface AccountState {
+  nonce: bigint
+  balance: bigint
+  codeHash: Uint8Array
+  storageRoot: Uint8Array
+}
+
+/** Accounts, code and storage of one state root; writes stay in it until commit. */
+export class StateView {
+  /** @internal */
+  constructor(readonly sm: MerkleStateManager) {}
+
+  async account(address: Uint8Array): Promise<AccountState | undefined> {
+    const a = await this.sm.getAccount(new Address(address))
+    return a && { nonce: a.nonce, balance: a.balance, codeHash: a.codeHash, storageRoot: a.storageRoot }
+  }
+
+  async nonce(address: Uint8Array): Promise<bigint> {
+    return (await this.sm.getAccount(new Address(address)))?.nonce ?? 0n
+  }
+
+  async balance(address: Uint8Array): Promise<bigint> {
+    return (await this.sm.getAccount(new Address(address)))?.balance ?? 0n
+  }
+
+  code(address: Uint8Array): Promise<Uint8Array> {
+    return this.sm.getCode(new Address(address))
+  }
+
+  /** Whether the account has code other than an EIP-7702 delegation. */
+  async hasCode(address: Uint8Array): Promise<boolean> {
+    const a = await this.sm.getAccount(new Address(address))
+    return a !== undefined && !equalsBytes(a.codeHash, KECCAK256_NULL)
+  }
+
+  /** The slot's value, left-padded to 32 bytes (zero for an absent account or slot). */
+  async storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
+    const addr = new Address(address)
+    const out = new Uint8Array(32)
+    if (!(await this.sm.getAccount(addr))) return out
+    const value = await this.sm.getStorage(addr, slot)
+    out.set(value, 32 - value.length)
+    return out
+  }
+
+  /** Creates or updates an account; absent fields keep their value (0 for a new account). */
+  async putAccount(address: Uint8Array, fields: { nonce?: bigint; balance?: bigint }): Promise<void> {
+    const addr = new Address(address)
+    const account = (await this.sm.getAccount(addr)) ?? new Account()
+    if (fields.nonce !== undefined) account.nonce = fields.nonce
+    if (fields.balance !== undefined) account.balance = fields.balance
+    await this.sm.putAccount(addr, account)
+  }
+
+  async putCode(address: Uint8Array, code: Uint8Array): Promise<void> {
+    await this.sm.putCode(new Address(address), code)
+  }
+
+  /** Writes a slot, creating the account when it does not exist (as anvil_setStorageAt does). */
+  async putStorage(address: Uint8Array, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    const addr = new Address(address)
+    if (!(await this.sm.getAccount(addr))) await this.sm.putAccount(addr, new Account())
+    await this.sm.putStorage(addr, slot, value)
+  }
+
+  async clearStorage(address: Uint8Array): Promise<void> {
+    await this.sm.clearStorage(new Address(address))
+  }
+
+  checkpoint(): Promise<void> {
+    return this.sm.checkpoint()
+  }
+
+  commit(): Promise<void> {
+    return this.sm.commit()
+  }
+
+  revert(): Promise<void> {
+    return this.sm.revert()
+  }
+
+  root(): Promise<Uint8Array> {
+    return this.sm.getStateRoot()
+  }
+
+  setRoot(root: Uint8Array): Promise<void> {
+    return this.sm.setStateRoot(root)
+  }
+}
+
+/** What executing a transaction did, in plain values. */
+export interface ExecResult {
+  /** The EVM's error ('revert', 'out of gas', 'invalid opcode', …); undefined on success. */
+  error?: string
+  returnValue: Uint8Array
+  /** Logs of a successful transaction (none when it failed). */
+  logs: LogEntry[]
+  logsBloom: Uint8Array
+  /** Gas the sender pays for: after refunds, the EIP-7623 floor applied. */
+  gasUsed: bigint
+  /** Gas counted against the block's limit. */
+  blockGasSpent: bigint
+  gasRefund: bigint
+  /** Execution gas before refunds, intrinsic gas not included. */
+  executionGasUsed: bigint
+  createdAddress?: Uint8Array
+  blobGasUsed?: bigint
+  /** The receipt's consensus encoding (with `receipt: true`). */
+  receipt?: Uint8Array
+}
+
+export interface ExecuteOptions {
+  /** Gas already used in the block (cumulativeGasUsed of the receipt). */
+  blockGasUsed?: bigint
+  skipNonce?: boolean
+  skipBalance?: boolean
+  skipBlockGasLimit?: boolean
+  /** An unsigned call (eth_call, eth_simulateV1): the sender may have code, as geth allows. */
+  asCall?: boolean
+  /** Encode the receipt (the producer and simulations need it for the receipts root). */
+  receipt?: boolean
+  observer?: ExecutionObserver
+}
+
+/** A state with an EVM over it: transactions run here. */
+export class ExecView extends StateView {
+  /** @internal */
+  constructor(
+    readonly vm: VM,
+    readonly common: Common,
+  ) {
+    super(vm.stateManager as MerkleStateManager)
+  }
+
+  /**
+   * Runs `tx` in `env` on this state (inside the caller's checkpoint, if any). Throws for a
+   * transaction the protocol refuses (nonce, funds, fee cap, intrinsic gas): engine/refusals.ts
+   * names them.
+   */
+  execute(tx: TxRecord, env: BlockEnv, opts: ExecuteOptions = {}): Promise<ExecResult> {
+    return this.run(engineTx(tx), env, opts, opts.receipt ? tx.type : undefined)
+  }
+
+  /**
+   * Runs the unsigned transaction of a call from `req.from` (eth_call, eth_estimateGas) without
+   * building a record of it. Throws InvalidParamsError for a request no transaction can carry.
+   */
+  call(req: CallRequest, gas: bigint, nonce: bigint, env: BlockEnv, opts: ExecuteOptions = {}): Promise<ExecResult> {
+    return this.run(callTransaction(this.common, req, gas, nonce), env, { ...opts, asCall: true }, undefined)
+  }
+
+  /** Addresses (lowercase hex, no 0x) of the precompiles calls on this state reach. */
+  precompiles(): Set<string> {
+    return new Set(precompileMap(this.vm).keys())
+  }
+
+  /**
+   * For one call or simulated block: precompiles at `removed` stop being precompiles (code put
+   * there runs) and each [from, to] of `moves` answers at `to` instead. Returns the undo.
+   */
+  movePrecompiles(removed: string[], moves: Array<[from: string, to: string]>): () => void {
+    const original = precompileMap(this.vm)
+    const next = new Map(original)
+    for (const address of removed) next.delete(address)
+    for (const [from] of moves) next.delete(from)
+    for (const [from, to] of moves) next.set(to, original.get(from))
+    return installPrecompiles(this.vm, next)
+  }
+
+  /** Watches every execution on this view until the returned function detaches it. */
+  observe(observer: ExecutionObserver): () => void {
+    return observe(this.vm, observer)
+  }
+
+  /** Changes BASEFEE, BLOBBASEFEE and BLOCKHASH for a simulation; returns the undo. */
+  overrideBlockOpcodes(overrides: BlockOpcodeOverrides): () => void {
+    return overrideBlockOpcodes(this.vm, overrides, historyContract(this.common))
+  }
+
+  private async run(
+    tx: TypedTransaction,
+    env: BlockEnv,
+    opts: ExecuteOptions,
+    receiptType: number | undefined,
+  ): Promise<ExecResult> {
+    const runOpts = {
+      tx,
+      block: env.block,
+      blockGasUsed: opts.blockGasUsed,
+      skipNonce: opts.skipNonce,
+      skipBalance: opts.skipBalance,
+      skipBlockGasLimitValidation: opts.skipBlockGasLimit,
+      skipHardForkValidation: true,
+    }
+    const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
+    let result: RunTxResult
+    try {
+      result = opts.asCall
+        ? await withMovedPrecompiles(this.vm, () => runTxIgnoringSenderCode(this.vm, runOpts))
+        : await runTx(this.vm, runOpts)
+    } finally {
+      detach?.()
+    }
+    return execResultOf(result, receiptType)
+  }
+}
+
+function execResultOf(r: RunTxResult, receiptType: number | undefined): ExecResult {
+  const error = r.execResult.exceptionError?.error
+  return {
+    error,
+    returnValue: r.execResult.returnValue ?? new Uint8Array(),
+    logs: error ? [] : (r.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data })),
+    logsBloom: r.bloom.bitvector,
+    gasUsed: r.totalGasSpent,
+    blockGasSpent: r.blockGasSpent ?? r.totalGasSpent,
+    gasRefund: r.gasRefund,
+    executionGasUsed: r.execResult.executionGasUsed,
+    createdAddress: r.createdAddress?.bytes,
+    blobGasUsed: r.blobGasUsed,
+    receipt: receiptType === undefined ? undefined : encodeReceipt(r.receipt, receiptType as never),
+  }
+}

@@ -1,0 +1,379 @@
+// eth_simulateV1: blocks of unsigned calls chained on one another (state, number, timestamp), with
+// state and block overrides, ETH-transfer tracing and optional validation, all inside one state
+// checkpoint that is reverted at the end. Callers run it in the engine's queue. Semantics follow
+// geth's internal/ethapi/simulate.go (the conformance fixtures come from geth), with the spec's
+// -380xx codes and Base's defaults (block-time timestamp step, zero stateRoot).
+import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../../chain/header.js'
+import { type BlockEnv, type Engine, type ExecResult, type ExecView, refusalOf, ZERO_ADDRESS } from '../../engine/index.js'
+import { InvalidParamsError } from '../../errors.js'
+import { effectiveGasPrice } from '../../fees.js'
+import { BASE_PROFILE, type ChainProfile } from '../../profile.js'
+import type { BlockRecord, CallRequest, HeaderFields, IncludedTx, LogEntry, TxRecord, Withdrawal } from '../../types.js'
+import { applyBlockOverrides, applyStateOverrides, checksummed, describeFailure } from '../call.js'
+import { SimulateError, type SimulateErrorKind } from '../errors.js'
+import { checkSimulateInput, type PlannedBlock, planBlocks, SIMULATE_LIMITS, type SimulateInput } from './plan.js'
+import { TransferTracer } from './transfers.js'
+
+export interface SimulatedCall {
+  status: 0 | 1
+  gasUsed: bigint
+  /** Gas used before refunds (what the call needs as its limit). */
+  maxUsedGas: bigint
+  returnData: Uint8Array
+  /** The call's logs in execution order, with the ETH-transfer logs when tracing. */
+  logs: LogEntry[]
+  /** Block-wide index of the first log. */
+  firstLogIndex: number
+  error?: { code: number; message: string; data?: Uint8Array }
+}
+
+export interface SimulatedBlock {
+  /** A sealed-looking block record: header, hash, size and the calls as transactions. */
+  block: BlockRecord
+  calls: SimulatedCall[]
+  withdrawals: Withdrawal[]
+}
+
+export interface SimulateContext {
+  engine: Engine
+  /** The state of the base block (the live one for "pending"). */
+  view: ExecView
+  base: { header: HeaderFields; hash: Uint8Array }
+  /** Default step between simulated timestamps, in seconds (Base: the block time). */
+  timeStep: bigint
+  /** Which stateRoot the simulated blocks report (profile.ts); Base's zero root when absent. */
+  profile?: Pick<ChainProfile, 'simulatedStateRoot' | 'oneMovePerTarget'>
+}
+
+const MAX_NONCE = 2n ** 64n - 1n
+const GWEI = 1_000_000_000n
+
+export async function simulate(ctx: SimulateContext, input: SimulateInput): Promise<SimulatedBlock[]> {
+  checkSimulateInput(input)
+  const plan = planBlocks(ctx.base.header, input.blocks, ctx.timeStep)
+  const run = new Simulation(ctx, input.validation === true, input.traceTransfers === true)
+  const { view } = ctx
+  await view.checkpoint()
+  const unhook = run.hook()
+  try {
+    const out: SimulatedBlock[] = []
+    let parent = ctx.base
+    for (const planned of plan) {
+      const sim = await run.block(planned, parent)
+      out.push(sim)
+      parent = { header: sim.block.header, hash: sim.block.hash }
+    }
+    return out
+  } finally {
+    unhook()
+    await view.revert()
+  }
+}
+
+/** A call's place in its block: the header so far, the block record, and what sealing needs. */
+interface BlockInProgress {
+  header: HeaderFields
+  env: BlockEnv
+  record: BlockRecord
+  receipts: Uint8Array[]
+}
+
+class Simulation {
+  /** geth's RPC gas cap, shared by all calls of the request and consumed by the gas they use. */
+  private budget = SIMULATE_LIMITS.gas
+  private readonly tracer: TransferTracer | undefined
+  /** What BASEFEE / BLOBBASEFEE report while a call runs on a zero-base-fee copy of the block. */
+  private shownBaseFee: bigint | undefined
+  private shownBlobBaseFee: bigint | undefined
+  /** The current block with base fee 0, for calls that pay nothing under an overridden base fee. */
+  private zeroFeeEnv: BlockEnv | undefined
+
+  constructor(
+    private readonly ctx: SimulateContext,
+    private readonly validation: boolean,
+    traceTransfers: boolean,
+  ) {
+    this.tracer = traceTransfers ? new TransferTracer() : undefined
+  }
+
+  /**
+   * For the simulation's duration: the transfer tracer watches execution, BASEFEE/BLOBBASEFEE show
+   * overridden values, BLOCKHASH reads the EIP-2935 history contract (which each simulated block
+   * writes) past the chain. Returns the undo.
+   */
+  hook(): () => void {
+    const { view, engine, base } = this.ctx
+    const unobserve = this.tracer ? view.observe(this.tracer) : () => {}
+    const restore = view.overrideBlockOpcodes({
+      baseFee: () => this.shownBaseFee,
+      blobBaseFee: () => this.shownBlobBaseFee,
+      // Blocks of the chain: their hash, as geth reads it (the history contract only holds blocks since Prague).
+      chainBlockHash: (n) => (n <= base.header.number ? engine.blockHashes.lookup(n) : undefined),
+    })
+    return () => {
+      restore()
+      unobserve()
+    }
+  }
+
+  async block(planned: PlannedBlock, parent: { header: HeaderFields; hash: Uint8Array }): Promise<SimulatedBlock> {
+    const { engine, view } = this.ctx
+    const profile = this.ctx.profile ?? BASE_PROFILE
+    const overrides = planned.input?.blockOverrides
+    const parentHeader = engine.header(parent.header)
+    // geth carries gas limit and fee recipient forward from the previous block; the rest is reset.
+    const defaults = emptyHeader({
+      parentHash: parent.hash,
+      number: planned.number,
+      timestamp: planned.time,
+      gasLimit: parent.header.gasLimit,
+      baseFeePerGas: this.validation ? parentHeader.nextBaseFee() : 0n,
+      coinbase: parent.header.coinbase,
+      stateRoot: new Uint8Array(32),
+      excessBlobGas: parentHeader.nextExcessBlobGas(),
+    })
+    const header = applyBlockOverrides(defaults, overrides)
+    const record: BlockRecord = { header, hash: new Uint8Array(32), sealed: true, txs: [], flashblocks: 0, size: 0n }
+    const restorePrecompiles = await applyStateOverrides(view, planned.input?.stateOverrides, profile.oneMovePerTarget)
+    const calls: SimulatedCall[] = []
+    const receipts: Uint8Array[] = []
+    try {
+      await engine.applySystemWrites(view, header)
+      const progress: BlockInProgress = { header, env: engine.blockEnv(header), record, receipts }
+      this.shownBlobBaseFee = overrides?.blobBaseFee
+      this.zeroFeeEnv = undefined
+      let logIndex = 0
+      for (const req of planned.input?.calls ?? []) {
+        const call = await this.call(req, progress, logIndex)
+        logIndex += this.tracer ? this.tracer.takenCount : call.logs.length
+        calls.push(call)
+      }
+    } finally {
+      restorePrecompiles()
+      this.shownBaseFee = undefined
+      this.shownBlobBaseFee = undefined
+    }
+    const withdrawals = overrides?.withdrawals ?? []
+    for (const w of withdrawals) {
+      if (w.amount === 0n) continue
+      await view.putAccount(w.address, { balance: (await view.balance(w.address)) + w.amount * GWEI })
+    }
+    header.stateRoot = await profile.simulatedStateRoot(() => view.root())
+    this.seal(record, receipts, withdrawals)
+    return { block: record, calls, withdrawals }
+  }
+
+  private async call(req: CallRequest, block: BlockInProgress, firstLogIndex: number): Promise<SimulatedCall> {
+    const { engine, view } = this.ctx
+    const { header, env, record } = block
+    const from = req.from ?? ZERO_ADDRESS
+    const account = await view.account(from)
+    const stateNonce = account?.nonce ?? 0n
+    const nonce = req.nonce ?? stateNonce
+
+    // Gas: the block's remainder unless given, then capped by the request's budget and EIP-7825.
+    const remaining = header.gasLimit - header.gasUsed
+    let gas = req.gas ?? remaining
+    if (gas > remaining) {
+      throw new SimulateError('blockGasLimitReached', `block gas limit reached: remaining: ${remaining}, required: ${gas}`)
+    }
+    const budgetCapped = gas > this.budget
+    if (budgetCapped) gas = this.budget
+    const uncapped = gas
+    const cap = engine.txGasCap()
+    if (cap !== undefined && gas > cap) gas = cap
+    // geth's message shape for invalid transactions, which abort the whole request.
+    const invalid = (kind: SimulateErrorKind, message: string) => new SimulateError(kind, `err: ${message} (supplied gas ${gas})`)
+    const sender = () => checksummed(Buffer.from(from).toString('hex'))
+    const budgetSpent = () =>
+      new SimulateError('clientLimit', `client adjustable limit reached: gas budget of ${SIMULATE_LIMITS.gas} exhausted`)
+
+    if (this.validation) {
+      if (stateNonce < nonce)
+        throw invalid('nonceTooHigh', `nonce too high: address ${sender()}, tx: ${nonce} state: ${stateNonce}`)
+      if (stateNonce > nonce)
+        throw invalid('nonceTooLow', `nonce too low: address ${sender()}, tx: ${nonce} state: ${stateNonce}`)
+      if (stateNonce >= MAX_NONCE) throw invalid('internal', `nonce has max value: address ${sender()}, nonce: ${stateNonce}`)
+    }
+
+    // Without validation a call may name no blob fee; ethereumjs still wants one >= the blob price.
+    const blobPrice = req.blobVersionedHashes ? env.blobGasPrice() : 0n
+    const blobFeeCap = req.maxFeePerBlobGas ?? 0n
+    const txReq =
+      !this.validation && req.blobVersionedHashes && blobFeeCap < blobPrice ? { ...req, maxFeePerBlobGas: blobPrice } : req
+    let tx: TxRecord
+    try {
+      // geth runs (and hashes) simulated calls without the EIP-7825 cap, and with nonce 2^64-1
+      // as given (without validation); ethereumjs checks both only when building a transaction.
+      tx = engine.callRecord(txReq, gas, nonce >= MAX_NONCE ? MAX_NONCE - 1n : nonce, {
+        gasLimit: uncapped > gas ? uncapped : undefined,
+        nonce: nonce >= MAX_NONCE ? nonce : undefined,
+      })
+      if (uncapped > gas) gas = uncapped
+    } catch (error) {
+      if (refusalOf(error)?.kind === 'initcode') {
+        throw invalid('initcodeTooLarge', `max initcode size exceeded: code size ${req.data?.length ?? 0}`)
+      }
+      if (error instanceof InvalidParamsError) throw error
+      throw new InvalidParamsError(`invalid call: ${(error as Error).message.split(' (')[0]}`)
+    }
+
+    // Fees: geth skips these checks only for a call that pays nothing when validation is off.
+    const feeCap = tx.maxFeePerGas ?? tx.gasPrice ?? 0n
+    const tip = tx.maxPriorityFeePerGas ?? tx.gasPrice ?? 0n
+    const paysNothing = feeCap === 0n && tip === 0n
+    if (this.validation || !paysNothing) {
+      if (tip > feeCap) {
+        throw invalid(
+          'invalidParams',
+          `max priority fee per gas higher than max fee per gas: address ${sender()}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
+        )
+      }
+      if (feeCap < header.baseFeePerGas) {
+        throw invalid(
+          'feeCapTooLow',
+          `max fee per gas less than block base fee: address ${sender()}, maxFeePerGas: ${feeCap}, baseFee: ${header.baseFeePerGas}`,
+        )
+      }
+    }
+    const blobCount = tx.type === 3 ? BigInt(tx.blobVersionedHashes?.length ?? 0) : 0n
+    if (blobCount > 0n) {
+      const blobBaseFee = this.shownBlobBaseFee ?? blobPrice
+      if ((this.validation || blobFeeCap > 0n) && blobFeeCap < blobBaseFee) {
+        throw invalid(
+          'feeCapTooLow',
+          `max fee per blob gas less than block blob gas fee: address ${sender()}, blobGasFeeCap: ${blobFeeCap}, blobBaseFee: ${blobBaseFee}`,
+        )
+      }
+    }
+    // Balance: checked with or without validation, as geth does (gas at the fee cap, plus value).
+    const blobGas = blobCount * engine.blobGasPerBlob()
+    const want = gas * feeCap + tx.value + blobGas * blobFeeCap
+    const have = account?.balance ?? 0n
+    if (have < want)
+      throw invalid(
+        'insufficientFunds',
+        `insufficient funds for gas * price + value: address ${sender()} have ${have} want ${want}`,
+      )
+    const intrinsic = engine.intrinsicGas(tx)
+    if (gas < intrinsic) {
+      if (budgetCapped) throw budgetSpent()
+      throw invalid('intrinsicGasTooLow', `intrinsic gas too low: have ${gas}, want ${intrinsic}`)
+    }
+    const floor = engine.floorDataGas(tx)
+    if (gas < floor) {
+      if (budgetCapped) throw budgetSpent()
+      throw invalid('intrinsicGasTooLow', `insufficient gas for floor data gas cost: have ${gas}, want ${floor}`)
+    }
+
+    // A call that pays nothing under an overridden base fee runs on a zero-base-fee copy of the
+    // block (ethereumjs can't skip its fee check as geth's NoBaseFee does); BASEFEE still shows it.
+    const zeroFee = !this.validation && paysNothing && header.baseFeePerGas > 0n
+    if (zeroFee) this.zeroFeeEnv ??= engine.blockEnv({ ...header, baseFeePerGas: 0n })
+    const execEnv = zeroFee && this.zeroFeeEnv ? this.zeroFeeEnv : env
+    this.shownBaseFee = zeroFee ? header.baseFeePerGas : undefined
+    this.tracer?.reset()
+    let result: ExecResult
+    try {
+      result = await view.execute(tx, execEnv, {
+        blockGasUsed: header.gasUsed,
+        skipNonce: true,
+        skipBalance: !this.validation,
+        skipBlockGasLimit: true,
+        asCall: true,
+        receipt: true,
+      })
+    } catch (error) {
+      throw refusalAsSimulateError(error, invalid)
+    }
+
+    // An overridden blob base fee below the real one: ethereumjs charged the real price; geth the override.
+    const shownBlobFee = this.shownBlobBaseFee
+    if (result.blobGasUsed && shownBlobFee !== undefined && shownBlobFee < blobPrice) {
+      const payer = await view.account(from)
+      if (payer) await view.putAccount(from, { balance: payer.balance + (blobPrice - shownBlobFee) * result.blobGasUsed })
+    }
+    if (nonce >= MAX_NONCE && (await view.nonce(from)) > MAX_NONCE) await view.putAccount(from, { nonce: 0n })
+    header.gasUsed += result.blockGasSpent
+    this.budget -= result.gasUsed
+    if (this.budget < 0n) this.budget = 0n
+    if (result.blobGasUsed) header.blobGasUsed += result.blobGasUsed
+    const failure = describeFailure(result)
+    const logs: LogEntry[] = this.tracer ? this.tracer.take() : result.logs
+    const included: IncludedTx = {
+      tx,
+      index: record.txs.length,
+      flashblockIndex: 0,
+      preconfirmedAt: 0,
+      block: record,
+      receipt: {
+        status: failure ? 0 : 1,
+        gasUsed: result.gasUsed,
+        cumulativeGasUsed: header.gasUsed,
+        effectiveGasPrice: effectiveGasPrice(tx, header.baseFeePerGas),
+        contractAddress: result.createdAddress,
+        logs: result.logs,
+        logsBloom: result.logsBloom,
+        blobGasUsed: result.blobGasUsed || undefined,
+        blobGasPrice: result.blobGasUsed ? blobPrice : undefined,
+        firstLogIndex,
+      },
+    }
+    record.txs.push(included)
+    block.receipts.push(result.receipt as Uint8Array)
+    const beforeRefund = result.executionGasUsed + intrinsic
+    const call: SimulatedCall = {
+      status: failure ? 0 : 1,
+      gasUsed: result.gasUsed,
+      maxUsedGas: beforeRefund > result.gasUsed ? beforeRefund : result.gasUsed,
+      // geth reports no return data for a failed call; a revert's bytes go in error.data.
+      returnData: failure ? new Uint8Array() : result.returnValue,
+      logs,
+      firstLogIndex,
+    }
+    if (failure) {
+      call.error =
+        failure.kind === 'revert'
+          ? { code: 3, message: failure.message, data: failure.output }
+          : { code: -32015, message: failure.message }
+    }
+    return call
+  }
+
+  /** Roots, bloom, hash and size: the block as a sealed one. */
+  private seal(record: BlockRecord, receipts: Uint8Array[], withdrawals: Withdrawal[]): void {
+    const { engine } = this.ctx
+    const h = record.header
+    h.transactionsRoot = record.txs.length ? engine.orderedRoot(record.txs.map((t) => t.tx.raw)) : EMPTY_TRIE_ROOT
+    h.receiptsRoot = receipts.length ? engine.orderedRoot(receipts) : EMPTY_TRIE_ROOT
+    h.logsBloom = combineBlooms(record.txs.map((t) => t.receipt.logsBloom))
+    h.withdrawalsRoot = withdrawals.length ? engine.withdrawalsRoot(withdrawals) : EMPTY_TRIE_ROOT
+    const header = engine.header(h)
+    record.hash = header.hash()
+    record.size = header.blockSize(
+      record.txs.map((t) => t.tx),
+      withdrawals,
+    )
+  }
+}
+
+/** ethereumjs' runTx refusals, should one slip past the checks above, as the spec's codes. */
+function refusalAsSimulateError(error: unknown, invalid: (kind: SimulateErrorKind, message: string) => SimulateError): Error {
+  const refusal = refusalOf(error)
+  const detail =
+    refusal?.detail ?? (error instanceof Error ? error.message : String(error)).split(' -> ')[0].split(' (block number')[0]
+  switch (refusal?.kind) {
+    case 'funds':
+      return invalid('insufficientFunds', `insufficient funds for gas * price + value: ${detail}`)
+    case 'feeCap':
+      return invalid('feeCapTooLow', detail)
+    case 'intrinsicGas':
+      return invalid('intrinsicGasTooLow', `intrinsic gas too low: ${detail}`)
+    case 'initcode':
+      return invalid('initcodeTooLarge', 'max initcode size exceeded')
+    case 'nonce':
+      return invalid('nonceTooLow', detail)
+    default:
+      return invalid('internal', detail)
+  }
+}

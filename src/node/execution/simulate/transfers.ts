@@ -1,0 +1,89 @@
+// eth_simulateV1 traceTransfers: every ETH movement as an ERC-20 Transfer log from the ERC-7528
+// native-asset address, in execution order with the real logs (geth's logtracer).
+import type { ExecutionObserver, FrameEnd, FrameStart } from '../../engine/index.js'
+import type { LogEntry } from '../../types.js'
+
+const TRANSFER_ADDRESS = Uint8Array.from(Buffer.from('eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', 'hex'))
+const TRANSFER_TOPIC = Uint8Array.from(Buffer.from('ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', 'hex'))
+
+function word(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(32)
+  out.set(bytes.subarray(Math.max(0, bytes.length - 32)), Math.max(0, 32 - bytes.length))
+  return out
+}
+
+function quantityWord(value: bigint): Uint8Array {
+  const out = new Uint8Array(32)
+  for (let i = 31, v = value; i >= 0 && v > 0n; i--, v >>= 8n) out[i] = Number(v & 0xffn)
+  return out
+}
+
+function transferLog(from: Uint8Array, to: Uint8Array, value: bigint): LogEntry {
+  return { address: TRANSFER_ADDRESS, topics: [TRANSFER_TOPIC, word(from), word(to)], data: quantityWord(value) }
+}
+
+type Frame = { logs: LogEntry[]; create?: LogEntry }
+
+/**
+ * One frame per EVM message, opened on enter and closed on exit. A value-carrying frame starts
+ * with its Transfer log; LOG opcodes append to the running frame, so real and synthetic logs keep
+ * execution order. A failed frame's logs are dropped, a successful one's move to its parent.
+ */
+export class TransferTracer implements ExecutionObserver {
+  private frames: Frame[] = []
+  private done: LogEntry[] = []
+  /** Logs captured since the last reset, dropped ones included: geth's log index counts them all. */
+  private captured = 0
+  /** `captured` of the call last taken. */
+  takenCount = 0
+
+  reset(): void {
+    this.frames = []
+    this.done = []
+    this.captured = 0
+  }
+
+  /** The finished call's logs. */
+  take(): LogEntry[] {
+    const logs = this.done
+    this.takenCount = this.captured
+    this.reset()
+    return logs
+  }
+
+  private push(frame: Frame | undefined, log: LogEntry): void {
+    if (!frame) return
+    frame.logs.push(log)
+    this.captured++
+  }
+
+  enter(msg: FrameStart): void {
+    const frame: Frame = { logs: [] }
+    this.frames.push(frame)
+    // DELEGATECALL and CALLCODE move no value between accounts (CALLCODE: `to` is the caller itself).
+    const callCode = msg.to !== undefined && msg.codeAddress !== undefined && Buffer.compare(msg.codeAddress, msg.to) !== 0
+    if (msg.value > 0n && !msg.delegatecall && !callCode) {
+      const log = transferLog(msg.caller, msg.to ?? new Uint8Array(20), msg.value)
+      this.push(frame, log)
+      if (msg.to === undefined) frame.create = log
+    }
+  }
+
+  exit(result: FrameEnd): void {
+    const frame = this.frames.pop()
+    if (!frame) return
+    if (frame.create && result.createdAddress) frame.create.topics[2] = word(result.createdAddress)
+    if (result.error !== undefined) return
+    const parent = this.frames.at(-1)
+    if (parent) parent.logs.push(...frame.logs)
+    else this.done = frame.logs
+  }
+
+  log(entry: LogEntry): void {
+    this.push(this.frames.at(-1), entry)
+  }
+
+  selfDestruct(from: Uint8Array, to: Uint8Array, value: bigint): void {
+    if (value > 0n) this.push(this.frames.at(-1), transferLog(from, to, value))
+  }
+}

@@ -1,0 +1,90 @@
+// Fees in one place (anvil's eth/fees.rs): a transaction's fee caps and effective price, the tip
+// pcnode suggests, and eth_feeHistory over the chain's blocks.
+import type { Chain } from './chain/chain.js'
+import type { Engine } from './engine/engine.js'
+import type { BlockRecord, BlockRef, TxRecord } from './types.js'
+
+/** Tip suggested by eth_maxPriorityFeePerGas and used by eth_sendTransaction (anvil's default). */
+export const SUGGESTED_TIP = 1_000_000_000n
+
+/** The most a transaction pays per gas: its fee cap (EIP-1559) or its gas price. */
+export function maxFee(tx: TxRecord): bigint {
+  return tx.maxFeePerGas ?? tx.gasPrice ?? 0n
+}
+
+/** The most it tips per gas. */
+export function maxTip(tx: TxRecord): bigint {
+  return tx.maxPriorityFeePerGas ?? tx.gasPrice ?? 0n
+}
+
+/** The tip it pays per gas at `baseFee` (negative when its cap is below the base fee). */
+export function effectiveTip(tx: TxRecord, baseFee: bigint): bigint {
+  const room = maxFee(tx) - baseFee
+  const tip = maxTip(tx)
+  return room < tip ? room : tip
+}
+
+/** The price per gas it pays at `baseFee` (a receipt's effectiveGasPrice). */
+export function effectiveGasPrice(tx: TxRecord, baseFee: bigint): bigint {
+  if (tx.maxFeePerGas === undefined) return tx.gasPrice ?? 0n
+  const tip = effectiveTip(tx, baseFee)
+  return baseFee + (tip > 0n ? tip : 0n)
+}
+
+export interface FeeHistory {
+  oldestBlock: bigint
+  baseFeePerGas: bigint[]
+  gasUsedRatio: number[]
+  baseFeePerBlobGas: bigint[]
+  blobGasUsedRatio: number[]
+  reward?: bigint[][]
+}
+
+/** eth_feeHistory: `count` blocks up to `newest`, with the fees of the block after it (geth's shape). */
+export function feeHistory(
+  chain: Chain,
+  engine: Engine,
+  count: number,
+  newest: BlockRef,
+  percentiles: number[] | undefined,
+): FeeHistory {
+  const last = chain.resolve(newest)
+  const lastNumber = last.header.number
+  const first = lastNumber - BigInt(count) + 1n > 0n ? lastNumber - BigInt(count) + 1n : 0n
+  const out: FeeHistory = { oldestBlock: first, baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [] }
+  if (percentiles) out.reward = []
+  const maxBlobGas = engine.maxBlobGasPerBlock()
+  for (let n = first; n <= lastNumber; n++) {
+    const block = chain.resolve({ number: n })
+    const h = block.header
+    out.baseFeePerGas.push(h.baseFeePerGas)
+    out.gasUsedRatio.push(h.gasLimit > 0n ? Number(h.gasUsed) / Number(h.gasLimit) : 0)
+    out.baseFeePerBlobGas.push(engine.header(h).blobGasPrice())
+    out.blobGasUsedRatio.push(maxBlobGas > 0n ? Number(h.blobGasUsed) / Number(maxBlobGas) : 0)
+    if (out.reward && percentiles) out.reward.push(rewards(block, percentiles))
+  }
+  // The base fee after the newest block, as geth appends it.
+  const next = last.sealed ? engine.header(last.header) : undefined
+  out.baseFeePerGas.push(next ? next.nextBaseFee() : last.header.baseFeePerGas)
+  out.baseFeePerBlobGas.push(next ? next.nextBlobGasPrice() : (out.baseFeePerBlobGas.at(-1) ?? 1n))
+  return out
+}
+
+/** The tips at the given gas-weighted percentiles of a block's transactions (geth's rule). */
+function rewards(block: BlockRecord, percentiles: number[]): bigint[] {
+  const baseFee = block.header.baseFeePerGas
+  const tips = block.txs
+    .map((t) => ({ tip: t.receipt.effectiveGasPrice - baseFee, gas: t.receipt.gasUsed }))
+    .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
+  if (tips.length === 0) return percentiles.map(() => 0n)
+  const total = tips.reduce((s, t) => s + t.gas, 0n)
+  return percentiles.map((p) => {
+    const threshold = (Number(total) * p) / 100
+    let sum = 0
+    for (const t of tips) {
+      sum += Number(t.gas)
+      if (sum >= threshold) return t.tip
+    }
+    return tips[tips.length - 1].tip
+  })
+}

@@ -1,0 +1,54 @@
+// The chain's first blocks (anvil's backend/genesis.rs): the dev genesis (funded dev accounts, the
+// system contracts, pcnode's predeploys) or a geth genesis file with an optional chain import.
+import type { Chain } from '../chain/chain.js'
+import { emptyHeader } from '../chain/header.js'
+import { type Engine, genesisFileBlock, importChainFile } from '../engine/index.js'
+import type { ResolvedOptions } from '../options.js'
+import type { BlockRecord } from '../types.js'
+import { installPredeploys } from './predeploys.js'
+
+/** Writes the genesis state and puts block 0 (and imported blocks) on `chain`. */
+export async function writeGenesis(
+  engine: Engine,
+  chain: Chain,
+  options: ResolvedOptions,
+  alloc: Array<{ address: Uint8Array; balance: bigint }>,
+): Promise<void> {
+  if (engine.genesisFile) return fileGenesis(engine, chain, options)
+  chain.addSealed(await devGenesis(engine, options, alloc))
+}
+
+/** The dev genesis: the accounts of `alloc` funded, the system contracts and predeploys installed. */
+async function devGenesis(
+  engine: Engine,
+  options: Pick<ResolvedOptions, 'gasLimit' | 'baseFee'>,
+  alloc: Array<{ address: Uint8Array; balance: bigint }>,
+): Promise<BlockRecord> {
+  const { live } = engine
+  await live.checkpoint()
+  for (const { address, balance } of alloc) await live.putAccount(address, { nonce: 0n, balance })
+  await engine.installSystemContracts(live)
+  await installPredeploys(engine) // the smart-wallet factory and implementation
+  await live.commit()
+  const header = emptyHeader({
+    timestamp: BigInt(Math.floor(Date.now() / 1000)),
+    gasLimit: options.gasLimit,
+    baseFeePerGas: options.baseFee,
+    stateRoot: await live.root(),
+  })
+  const view = engine.header(header)
+  return { header, hash: view.hash(), sealed: true, txs: [], flashblocks: 0, size: BigInt(view.size()) + 3n }
+}
+
+/** --genesis FILE (and --import FILE): geth's genesis, then the imported blocks. */
+async function fileGenesis(engine: Engine, chain: Chain, options: ResolvedOptions): Promise<void> {
+  chain.addSealed(await genesisFileBlock(engine))
+  if (options.importFile) await importChainFile(engine, options.importFile, chain.head, (block) => chain.addSealed(block))
+  const head = chain.head.header
+  engine.setHardforkFor(head.number + 1n, head.timestamp + 1n)
+  if (options.mining && !engine.isProofOfStake()) {
+    throw new Error(
+      `cannot produce blocks on a ${engine.hardfork()} head (pcnode builds post-merge blocks only): import up to the merge or start with --no-mining`,
+    )
+  }
+}

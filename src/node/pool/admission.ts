@@ -1,0 +1,108 @@
+// How a transaction enters the pool (anvil's backend/validate.rs with its pool): raw sends decoded
+// with geth's texts, eth_sendTransaction's defaults filled and signed by a dev key, impersonated
+// sends built unsigned, then validation against the pre-confirmed state and a nudge to the sequencer.
+import type { DevAccount } from '../accounts.js'
+import { hexKey } from '../bytes.js'
+import type { NodeContext } from '../context.js'
+import { InvalidParamsError, TxRejectedError } from '../errors.js'
+import { SUGGESTED_TIP } from '../fees.js'
+import type { CallRequest, PoolTxInfo, TxRecord } from '../types.js'
+
+/** What filling a transaction asks of the node's execution: the pending nonce and an estimate. */
+export interface FillSources {
+  pendingNonce(from: Uint8Array): Promise<bigint>
+  estimateGas(req: CallRequest): Promise<bigint>
+  pendingBaseFee(): bigint
+}
+
+export class Admission {
+  private readonly keys = new Map<string, DevAccount>()
+
+  constructor(
+    private readonly ctx: NodeContext,
+    accounts: DevAccount[],
+    private readonly sources: FillSources,
+  ) {
+    for (const a of accounts) this.keys.set(a.address.slice(2).toLowerCase(), a)
+  }
+
+  /** The dev account of `address`, for the signing methods. */
+  devAccount(address: Uint8Array): DevAccount | undefined {
+    return this.keys.get(hexKey(address))
+  }
+
+  /** Decodes, validates against the pre-confirmed state and pools a signed transaction. */
+  async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
+    return this.submit(await this.ctx.engine.decodeTransaction(raw))
+  }
+
+  /** eth_sendTransaction: a dev account signs (or an impersonated sender sends unsigned). */
+  async sendTransaction(req: CallRequest): Promise<Uint8Array> {
+    if (!req.from) throw new InvalidParamsError('missing from')
+    const account = this.devAccount(req.from)
+    if (!account && this.ctx.cheats.impersonating(req.from)) return this.sendUnsigned(req)
+    if (!account) throw new TxRejectedError(`unknown account 0x${hexKey(req.from)}`)
+    const fields = await this.fill(req, req.from)
+    return this.submit(this.ctx.engine.buildTransaction(fields, { privateKey: hexBytes(account.privateKey) }))
+  }
+
+  /**
+   * A transaction from `req.from` with no key (impersonation, eth_sendUnsignedTransaction): the usual
+   * defaults and a placeholder signature that makes its hash unique per sender, as anvil does.
+   */
+  async sendUnsigned(req: CallRequest): Promise<Uint8Array> {
+    const from = req.from
+    if (!from) throw new InvalidParamsError('missing from')
+    const fields = await this.fill(req, from)
+    return this.submit(this.ctx.engine.buildTransaction(fields, { impersonated: from }))
+  }
+
+  /**
+   * The fields given, the rest defaulted: pending nonce, an estimate at "pending", the suggested tip
+   * over twice the pending base fee; legacy when `req` has a gas price.
+   */
+  private async fill(req: CallRequest, from: Uint8Array) {
+    const nonce = req.nonce ?? (await this.sources.pendingNonce(from))
+    const gasLimit = req.gas ?? (await this.sources.estimateGas(req))
+    const base = { nonce, gasLimit, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array() }
+    if (req.gasPrice !== undefined) return { ...base, gasPrice: req.gasPrice }
+    const tip = req.maxPriorityFeePerGas ?? SUGGESTED_TIP
+    const maxFeePerGas = req.maxFeePerGas ?? this.sources.pendingBaseFee() * 2n + tip
+    return { ...base, maxFeePerGas, maxPriorityFeePerGas: tip, accessList: req.accessList }
+  }
+
+  /** Pools `tx`: refused with geth's text when it cannot go in. */
+  async submit(tx: TxRecord): Promise<Uint8Array> {
+    const { chain, engine } = this.ctx
+    if (chain.getTx(tx.hash)) throw new TxRejectedError('already known')
+    const info: PoolTxInfo = { tx, receivedAt: performance.now() }
+    // Admission reads the sender from the state cache, so a send does not wait behind a
+    // flashblock in the serial queue. It waits when a state change is queued ahead of it (a send
+    // after anvil_setBalance in one batch sees the new balance) or the cache lacks the sender.
+    const cached = engine.queue.readableNow ? engine.peekAccount(tx.from) : undefined
+    if (cached !== undefined) return this.admit(info, cached ?? undefined)
+    return engine.queue.run(async () => this.admit(info, await engine.live.account(tx.from)))
+  }
+
+  private admit(info: PoolTxInfo, account: { nonce: bigint; balance: bigint } | undefined): Uint8Array {
+    const { chain, producer, engine, pool, events, sequencer } = this.ctx
+    const header = chain.pending?.header ?? producer.nextHeaderFields()
+    pool.validate(info, {
+      blockGasLimit: header.gasLimit,
+      baseFee: header.baseFeePerGas,
+      txGasCap: engine.txGasCap(),
+      intrinsicGas: engine.intrinsicGas(info.tx),
+      floorDataGas: engine.floorDataGas(info.tx),
+      blobGasPerBlob: info.tx.blobVersionedHashes ? engine.blobGasPerBlob() : 0n,
+      account: { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n },
+    })
+    pool.add(info)
+    events.emit('pendingTx', info)
+    sequencer.notify()
+    return info.tx.hash
+  }
+}
+
+function hexBytes(hex: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(hex.slice(2), 'hex'))
+}

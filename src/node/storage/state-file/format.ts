@@ -1,0 +1,85 @@
+// The state file's format (`pcnode start --state FILE`, anvil_dumpState / anvil_loadState): versioned
+// JSON, hex strings, one account / block / pool entry per line. README "State file" documents it.
+//
+// It holds the head's state (every account with balance, nonce, code and storage), the sealed
+// history with receipts and logs, and the pool. Transactions of the open (unsealed) block are saved
+// as pool entries and pre-confirmed again after a load. Headers are stored whole and checked
+// against their hashes on load, so block hashes survive exactly.
+import { resolve } from 'node:path'
+import type { Hex } from '../../../shared/hex.js'
+import type { ResolvedOptions } from '../../options.js'
+import type { HeaderFields } from '../../types.js'
+
+export const STATE_FORMAT = 'pcnode-state'
+export const STATE_VERSION = 1
+
+export interface AccountJson {
+  nonce: Hex
+  balance: Hex
+  code?: Hex
+  /** 32-byte slot → 32-byte value; zero slots are absent. */
+  storage?: Record<Hex, Hex>
+}
+
+export type HeaderJson = { [K in keyof HeaderFields]: Hex }
+
+export interface ReceiptJson {
+  status: Hex
+  gasUsed: Hex
+  cumulativeGasUsed: Hex
+  effectiveGasPrice: Hex
+  contractAddress?: Hex
+  logs: Array<{ address: Hex; topics: Hex[]; data: Hex }>
+  blobGasUsed?: Hex
+  blobGasPrice?: Hex
+}
+
+export interface TxJson {
+  hash: Hex
+  from: Hex
+  /** The signed transaction as eth_sendRawTransaction takes it (EIP-2718 envelope). */
+  raw: Hex
+  flashblockIndex: Hex
+  receipt: ReceiptJson
+}
+
+export interface BlockJson {
+  hash: Hex
+  size: Hex
+  flashblocks: Hex
+  header: HeaderJson
+  transactions: TxJson[]
+}
+
+export interface PoolJson {
+  hash: Hex
+  from: Hex
+  raw: Hex
+  /** Sent from an impersonated account: the signature is a placeholder and `from` is the sender. */
+  impersonated?: true
+}
+
+export interface StateFileJson {
+  format: typeof STATE_FORMAT
+  version: typeof STATE_VERSION
+  chainId: Hex
+  hardfork: string
+  savedAt: string
+  /** Seconds evm_increaseTime / evm_setNextBlockTimestamp put between the wall clock and block time. */
+  timeOffset: number
+  /** The head block's number and hash, for people reading the file. */
+  blockNumber: Hex
+  blockHash: Hex
+  /** Root of `accounts`; checked on load (delete it to load hand-edited accounts). */
+  stateRoot?: Hex
+  accounts: Record<Hex, AccountJson>
+  blocks: BlockJson[]
+  pool: PoolJson[]
+}
+
+/** Path of the state file the options ask for: `stateFile`, else `<dataDir>/state.json`, else none. */
+export function stateFilePath(options: Pick<ResolvedOptions, 'stateFile' | 'dataDir'>): string | undefined {
+  if (options.stateFile) return resolve(options.stateFile)
+  if (options.dataDir) return resolve(options.dataDir, 'state.json')
+  return undefined
+}
