@@ -4,9 +4,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createPublicClient, custom, defineChain, http, isAddress, isHex, type PublicClient, RpcRequestError } from 'viem'
+import { type AppContext, HttpError, type RouteTable, readJson, send } from './http.js'
 import { NonceStore } from './nonces.js'
 import { renderPage } from './page.js'
 import { isAppDomain, prepareTypedData } from './typed-data.js'
+import { passkeyRoutes } from './wallet-routes.js'
+
+// Part of the library's types (src/index.ts re-exports it from here).
+export type { AppContext } from './http.js'
 
 export type VerifyMode = 'full' | 'simple'
 
@@ -23,13 +28,7 @@ export interface AppServerOptions {
   verifyMode?: VerifyMode
   log?: (line: string) => void
   /** Extra routes (the smart-wallet helpers the page's passkey path uses); default: `passkeyRoutes` (wallet-routes.ts). */
-  routes?: Record<string, (body: unknown, ctx: AppContext) => Promise<unknown>>
-}
-
-export interface AppContext {
-  chainId: number
-  rpcUrl: string
-  client: PublicClient
+  routes?: RouteTable
 }
 
 export interface StartedAppServer {
@@ -37,18 +36,6 @@ export interface StartedAppServer {
   port: number
   chainId: number
   stop(): Promise<void>
-}
-
-const MAX_BODY = 256 * 1024
-
-/** A response with this status and `{error: message}`; route handlers throw it for bad input. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
-  }
 }
 
 export async function startAppServer(options: AppServerOptions): Promise<StartedAppServer> {
@@ -82,7 +69,7 @@ export async function startAppServer(options: AppServerOptions): Promise<Started
     return { client: createPublicClient({ chain, transport }), state }
   }
   const ctx: AppContext = { chainId, rpcUrl: options.rpcUrl, client }
-  const routes = options.routes ?? (await import('./wallet-routes.js')).passkeyRoutes
+  const routes = options.routes ?? passkeyRoutes
   const nonces = new NonceStore(options.dataDir)
 
   const prepare = (url: URL) => {
@@ -176,29 +163,6 @@ export async function startAppServer(options: AppServerOptions): Promise<Started
         server.close(() => resolve())
         server.closeAllConnections()
       }),
-  }
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) return void res.end()
-  res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY) throw new HttpError(413, `Request body too large (limit ${MAX_BODY} bytes)`)
-    chunks.push(chunk as Buffer)
-  }
-  const text = Buffer.concat(chunks).toString('utf8')
-  if (!text.trim()) throw new HttpError(400, 'Missing request body')
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new HttpError(400, 'Malformed JSON body')
   }
 }
 
