@@ -33,6 +33,16 @@ export type Route = (body: unknown, ctx: AppContext) => Promise<unknown>
 /** Routes by path, e.g. `/wallet/passkey/address`. */
 export type RouteTable = Record<string, Route>
 
+/**
+ * One of the SPEC's endpoints: it answers one method (GET reads the query, POST the JSON body) and
+ * any other method on its path is a 405 that names the right one (SPEC, "Endpoints").
+ */
+export type Endpoint =
+  | { method: 'GET'; handle: (query: URLSearchParams) => unknown }
+  | { method: 'POST'; handle: (body: unknown) => Promise<unknown> }
+/** Endpoints by path, e.g. `/typed-data/verify`. */
+export type EndpointTable = Record<string, Endpoint>
+
 /** Writes `body` as JSON (bigints as decimal strings); ends a response whose headers already went out. */
 export function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return void res.end()
