@@ -4,7 +4,8 @@
 // route modules import only http.ts, never this file.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createPublicClient, defineChain, http, type PublicClient } from 'viem'
+import { createPublicClient, http, type PublicClient } from 'viem'
+import { pcnodeChain } from '../chain.js'
 import { type AppContext, HttpError, type RouteTable, readJson, send } from './http.js'
 import { NonceStore } from './nonces.js'
 import { renderPage } from './page.js'
@@ -42,14 +43,9 @@ export async function startAppServer(options: AppServerOptions): Promise<Started
   const log = options.log ?? ((line: string) => console.error(line))
   const mode = options.verifyMode ?? 'full'
   const chainId = options.chainId ?? (await fetchChainId(options.rpcUrl))
-  const chain = defineChain({
-    id: chainId,
-    name: 'pcnode',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [options.rpcUrl] } },
-    // Verify against the pre-confirmed state, as a Base app would.
-    experimental_preconfirmationTime: 200,
-  })
+  // The library's chain: its pre-confirmation time makes viem read (and so verify against) the
+  // "pending", pre-confirmed state, as a Base app would.
+  const chain = pcnodeChain({ id: chainId, rpcUrl: options.rpcUrl })
   const client = createPublicClient({ chain, transport: http(options.rpcUrl, { retryCount: 0 }) }) as PublicClient
   const ctx: AppContext = { chainId, rpcUrl: options.rpcUrl, client }
   const nonces = new NonceStore(options.dataDir)
