@@ -1,14 +1,20 @@
-// The example typed-data app: GET /typed-data/prepare and POST /typed-data/verify (SPEC, "Endpoints"
-// and "States and transitions"), and a page at / to try it in a browser. It is an ordinary client
-// of the node: signatures are verified through viem's public client pointed at the node's URL.
+// The example typed-data app's server and composition root: it builds the chain and the node client,
+// composes the route tables (the typed-data endpoints of typed-data-routes.ts, the helper routes of
+// wallet-routes.ts or the caller's), and serves them with the page at / (SPEC, "Endpoints"). The
+// route modules import only http.ts, never this file.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createPublicClient, custom, defineChain, http, isAddress, isHex, type PublicClient, RpcRequestError } from 'viem'
+import { createPublicClient, http, type PublicClient } from 'viem'
+import { pcnodeChain } from '../chain.js'
+import { type AppContext, HttpError, type RouteTable, readJson, send } from './http.js'
 import { NonceStore } from './nonces.js'
 import { renderPage } from './page.js'
-import { isAppDomain, prepareTypedData } from './typed-data.js'
+import { typedDataRoutes, type VerifyMode } from './typed-data-routes.js'
+import { passkeyRoutes } from './wallet-routes.js'
 
-export type VerifyMode = 'full' | 'simple'
+// Part of the library's types (src/index.ts re-exports them from here).
+export type { AppContext } from './http.js'
+export type { VerifyMode } from './typed-data-routes.js'
 
 export interface AppServerOptions {
   /** The node the app verifies against. */
@@ -23,13 +29,7 @@ export interface AppServerOptions {
   verifyMode?: VerifyMode
   log?: (line: string) => void
   /** Extra routes (the smart-wallet helpers the page's passkey path uses); default: `passkeyRoutes` (wallet-routes.ts). */
-  routes?: Record<string, (body: unknown, ctx: AppContext) => Promise<unknown>>
-}
-
-export interface AppContext {
-  chainId: number
-  rpcUrl: string
-  client: PublicClient
+  routes?: RouteTable
 }
 
 export interface StartedAppServer {
@@ -39,94 +39,18 @@ export interface StartedAppServer {
   stop(): Promise<void>
 }
 
-const MAX_BODY = 256 * 1024
-
-/** A response with this status and `{error: message}`; route handlers throw it for bad input. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
-  }
-}
-
 export async function startAppServer(options: AppServerOptions): Promise<StartedAppServer> {
   const log = options.log ?? ((line: string) => console.error(line))
   const mode = options.verifyMode ?? 'full'
   const chainId = options.chainId ?? (await fetchChainId(options.rpcUrl))
-  const chain = defineChain({
-    id: chainId,
-    name: 'pcnode',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [options.rpcUrl] } },
-    // Verify against the pre-confirmed state, as a Base app would.
-    experimental_preconfirmationTime: 200,
-  })
+  // The library's chain: its pre-confirmation time makes viem read (and so verify against) the
+  // "pending", pre-confirmed state, as a Base app would.
+  const chain = pcnodeChain({ id: chainId, rpcUrl: options.rpcUrl })
   const client = createPublicClient({ chain, transport: http(options.rpcUrl, { retryCount: 0 }) }) as PublicClient
-  // viem's verifyTypedData answers false when the node can't be reached; a per-request transport
-  // that remembers transport failures turns that case into the 500 it is.
-  const verifyingClient = () => {
-    const state = { unreachable: undefined as Error | undefined }
-    const inner = http(options.rpcUrl, { retryCount: 0 })({ chain })
-    const transport = custom({
-      request: async (args: { method: string; params?: unknown }) => {
-        try {
-          return await inner.request(args as never)
-        } catch (error) {
-          if (!(error instanceof RpcRequestError)) state.unreachable = error as Error
-          throw error
-        }
-      },
-    })
-    return { client: createPublicClient({ chain, transport }), state }
-  }
   const ctx: AppContext = { chainId, rpcUrl: options.rpcUrl, client }
-  const routes = options.routes ?? (await import('./wallet-routes.js')).passkeyRoutes
   const nonces = new NonceStore(options.dataDir)
-
-  const prepare = (url: URL) => {
-    const read = (name: string) => {
-      const value = url.searchParams.get(name)
-      if (value === null || value.trim() === '') throw new HttpError(400, `Missing query parameter: ${name}`)
-      if (value.length > 256) throw new HttpError(400, `Query parameter too long: ${name}`)
-      return value
-    }
-    const userAddress = read('userAddress')
-    if (!isAddress(userAddress)) throw new HttpError(400, 'Invalid query parameter: userAddress must be an address')
-    return prepareTypedData(chainId, userAddress, read('action'), read('resource'))
-  }
-
-  const verify = async (body: unknown) => {
-    const { typedData, signature, address, nonceKey } = parseVerifyBody(body, chainId)
-    const message = typedData.message as Record<string, unknown>
-    const expired = () => Number(message.expiry) < Math.floor(Date.now() / 1000)
-    const valid = async () => {
-      const { client, state } = verifyingClient()
-      const ok = await client.verifyTypedData({
-        address,
-        domain: typedData.domain as never,
-        types: typedData.types as never,
-        primaryType: typedData.primaryType as never,
-        message: message as never,
-        signature,
-      })
-      if (!ok && state.unreachable) throw state.unreachable
-      return ok
-    }
-    if (mode === 'simple') {
-      if (!(await valid())) throw new HttpError(401, 'Invalid signature')
-      if (expired()) throw new HttpError(401, 'Signature expired')
-      return { valid: true, message: 'Signature verified successfully', data: message }
-    }
-    return nonces.withKey(nonceKey, async () => {
-      if (nonces.has(nonceKey)) throw new HttpError(400, 'Nonce already used')
-      if (expired()) throw new HttpError(400, 'Signature expired')
-      if (!(await valid())) throw new HttpError(401, 'Invalid signature')
-      nonces.markUsed(nonceKey)
-      return { valid: true, message: 'Typed data verified successfully', action: message.action, resource: message.resource }
-    })
-  }
+  const endpoints = typedDataRoutes({ chain, rpcUrl: options.rpcUrl, mode, nonces })
+  const routes = options.routes ?? passkeyRoutes
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
@@ -141,6 +65,8 @@ export async function startAppServer(options: AppServerOptions): Promise<Started
     res.setHeader('access-control-allow-headers', 'content-type')
     const url = new URL(req.url ?? '/', 'http://localhost')
     if (req.method === 'OPTIONS') return void res.writeHead(204).end()
+    // The page and its config are not endpoints: another method on them falls through to the helper
+    // routes, so it is a 404 (not a 405) unless one of them has the path.
     if (req.method === 'GET' && url.pathname === '/') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
       return void res.end(renderPage())
@@ -148,13 +74,11 @@ export async function startAppServer(options: AppServerOptions): Promise<Started
     if (req.method === 'GET' && url.pathname === '/config') {
       return send(res, 200, { chainId, rpcUrl: options.rpcUrl, verifyMode: mode })
     }
-    if (url.pathname === '/typed-data/prepare') {
-      if (req.method !== 'GET') throw new HttpError(405, 'Use GET')
-      return send(res, 200, prepare(url))
-    }
-    if (url.pathname === '/typed-data/verify') {
-      if (req.method !== 'POST') throw new HttpError(405, 'Use POST')
-      return send(res, 200, await verify(await readJson(req)))
+    const endpoint = endpoints[url.pathname]
+    if (endpoint) {
+      if (req.method !== endpoint.method) throw new HttpError(405, `Use ${endpoint.method}`)
+      const body = endpoint.method === 'GET' ? endpoint.handle(url.searchParams) : await endpoint.handle(await readJson(req))
+      return send(res, 200, body)
     }
     const route = routes[url.pathname]
     if (route && req.method === 'POST') return send(res, 200, await route(await readJson(req), ctx))
@@ -176,69 +100,6 @@ export async function startAppServer(options: AppServerOptions): Promise<Started
         server.close(() => resolve())
         server.closeAllConnections()
       }),
-  }
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) return void res.end()
-  res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY) throw new HttpError(413, `Request body too large (limit ${MAX_BODY} bytes)`)
-    chunks.push(chunk as Buffer)
-  }
-  const text = Buffer.concat(chunks).toString('utf8')
-  if (!text.trim()) throw new HttpError(400, 'Missing request body')
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new HttpError(400, 'Malformed JSON body')
-  }
-}
-
-interface VerifyInput {
-  typedData: { domain: unknown; types: Record<string, unknown>; primaryType: string; message: unknown }
-  signature: `0x${string}`
-  address: `0x${string}`
-  nonceKey: string
-}
-
-/** Checks the body's shape; every problem is a 400 that names it. */
-function parseVerifyBody(body: unknown, chainId: number): VerifyInput {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'Body must be a JSON object')
-  const { typedData, signature, address } = body as Record<string, unknown>
-  if (typeof typedData !== 'object' || typedData === null) throw new HttpError(400, 'Missing or invalid field: typedData')
-  const td = typedData as Record<string, unknown>
-  for (const field of ['domain', 'types', 'message'] as const) {
-    if (typeof td[field] !== 'object' || td[field] === null)
-      throw new HttpError(400, `Missing or invalid field: typedData.${field}`)
-  }
-  if (typeof td.primaryType !== 'string') throw new HttpError(400, 'Missing or invalid field: typedData.primaryType')
-  if (typeof signature !== 'string' || !isHex(signature) || signature.length < 4)
-    throw new HttpError(400, 'Missing or invalid field: signature')
-  if (typeof address !== 'string' || !isAddress(address)) throw new HttpError(400, 'Missing or invalid field: address')
-  if (!isAppDomain(td.domain, chainId))
-    throw new HttpError(400, 'Invalid domain: the payload was not prepared by this app on this chain')
-  const message = td.message as Record<string, unknown>
-  const nonce = message.nonce
-  if ((typeof nonce !== 'string' && typeof nonce !== 'number') || !/^[0-9]+$/.test(String(nonce))) {
-    throw new HttpError(400, 'Missing or invalid field: typedData.message.nonce')
-  }
-  const expiry = message.expiry
-  if ((typeof expiry !== 'string' && typeof expiry !== 'number') || !/^[0-9]+$/.test(String(expiry))) {
-    throw new HttpError(400, 'Missing or invalid field: typedData.message.expiry')
-  }
-  return {
-    typedData: td as VerifyInput['typedData'],
-    signature: signature as `0x${string}`,
-    address: address as `0x${string}`,
-    nonceKey: NonceStore.key(address, String(nonce)),
   }
 }
 

@@ -20,15 +20,13 @@ import {
   webAuthnIndices,
   wrapSignature,
 } from '../contracts/index.js'
-import { type AppContext, HttpError } from './server.js'
+import { HttpError, type RouteTable } from './http.js'
 
 /** Wallet nonce of the passkey wallets these helpers serve (one wallet per key). */
 export const PASSKEY_WALLET_NONCE = 0n
 
-type Route = (body: unknown, ctx: AppContext) => Promise<unknown>
-
 /** The routes `startAppServer` serves by default (its `routes` option). */
-export const passkeyRoutes: Record<string, Route> = {
+export const passkeyRoutes: RouteTable = {
   '/wallet/passkey/address': async (body) => {
     const wallet = passkeyWallet(object(body))
     return { address: wallet.address, factory: WALLET_FACTORY_ADDRESS, factoryData: wallet.factoryData }

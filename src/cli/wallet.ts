@@ -184,17 +184,13 @@ export async function connect(rpcUrl: string): Promise<NodeConnection> {
   } catch {
     throw new UsageError(`--rpc-url: not a URL: ${rpcUrl}`)
   }
-  const { viem } = await deps()
+  // ../chain.js loads here, not at the top: it imports viem (see the header).
+  const [{ viem }, { pcnodeChain }] = await Promise.all([deps(), import('../chain.js')])
   const transport = viem.http(url.toString(), { retryCount: 0, timeout: 15_000 })
   const chainId = await viem.createPublicClient({ transport }).getChainId()
-  const chain = viem.defineChain({
-    id: chainId,
-    name: 'pcnode',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [url.toString()] } },
-    // viem then defaults to the "pending" block tag, so a wallet deployed a moment ago is seen.
-    experimental_preconfirmationTime: 200,
-  })
+  // Its pre-confirmation time makes viem default to the "pending" block tag, so a wallet deployed a
+  // moment ago is seen.
+  const chain = pcnodeChain({ id: chainId, rpcUrl: url.toString() })
   const client = viem.createPublicClient({ chain, transport, pollingInterval: 50 }) as PublicClient
   return { client, chain, transport, chainId }
 }
