@@ -2,7 +2,7 @@
 // and eth_getLogs up to "pending" including pre-confirmed logs.
 import { type Address, concat, type Hex, keccak256, toHex, zeroHash } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Subscriptions } from '../src/rpc/subscriptions.js'
+import { PubSub } from '../src/rpc/pubsub/index.js'
 import { sleep, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
 
 const PING = keccak256(toHex('Ping(address,bytes)'))
@@ -118,7 +118,8 @@ describe('filters over HTTP', () => {
   })
 
   it('expires filters nobody polls (geth: 5 minutes; here shortened)', async () => {
-    const hub = new Subscriptions(node.node, { filterTimeoutMs: 150 })
+    const pubsub = new PubSub(node.node, { filterTimeoutMs: 150 })
+    const hub = pubsub.filters
     const polled = hub.newFilter('blocks')
     const idle = hub.newFilter('pendingTransactions')
     for (let i = 0; i < 8; i++) {
@@ -128,7 +129,7 @@ describe('filters over HTTP', () => {
     expect(() => hub.filterChanges(idle)).toThrow('filter not found')
     expect(hub.filterChanges(polled)).toBeInstanceOf(Array)
     expect(hub.uninstallFilter(polled)).toBe(true)
-    expect(hub.size).toEqual({ subscriptions: 0, filters: 0, waiters: 0 })
+    expect(pubsub.size).toEqual({ subscriptions: 0, filters: 0, waiters: 0 })
   })
 })
 

@@ -143,3 +143,24 @@ export function formatBlock(node: DevNode, block: BlockRecord, fullTransactions:
   out.withdrawals = []
   return out
 }
+
+/** geth's header object (newHeads): the block object without body fields. */
+export function formatHeader(node: DevNode, block: BlockRecord): Record<string, unknown> {
+  const { transactions: _t, uncles: _u, withdrawals: _w, size: _s, ...header } = formatBlock(node, block, false)
+  return header
+}
+
+/** A pre-confirmed transaction with its logs and receipt fields, as Base's newFlashblockTransactions sends it. */
+export function formatTxWithReceipt(t: IncludedTx): Record<string, unknown> {
+  const r = formatReceipt(t)
+  return {
+    ...formatIncludedTx(t),
+    logs: r.logs,
+    status: r.status,
+    gasUsed: r.gasUsed,
+    cumulativeGasUsed: r.cumulativeGasUsed,
+    effectiveGasPrice: r.effectiveGasPrice,
+    contractAddress: r.contractAddress,
+    logsBloom: r.logsBloom,
+  }
+}

@@ -7,7 +7,7 @@ import { INVALID_PARAMS, invalidParams, METHOD_NOT_FOUND, RpcError, SERVER_ERROR
 import { formatReceipt } from '../format.js'
 import { parseData, parseHash, parseQuantity, toData, toQuantity } from '../hex.js'
 import { isObject, parseLogFilter } from '../params.js'
-import { SUBSCRIPTION_KINDS, type SubscriptionKind, type SubscriptionOptions, Subscriptions } from '../subscriptions.js'
+import { PubSub, SUBSCRIPTION_KINDS, type SubscriptionKind, type SubscriptionOptions } from '../pubsub/index.js'
 
 /** Base's MAX_TIMEOUT_SEND_RAW_TX_SYNC_MS: also the default when no timeout is given. */
 export const SYNC_SEND_MAX_TIMEOUT_MS = 6000
@@ -75,8 +75,9 @@ function parseId(value: unknown): string {
   return value
 }
 
-/** The methods, over one Subscriptions hub (tests may pass their own, e.g. with a short filter timeout). */
-export function pubsubMethods(node: DevNode, hub = new Subscriptions(node)): MethodTable {
+/** The methods, over one PubSub (tests may pass their own, e.g. with a short filter timeout). */
+export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodTable {
+  const { subscriptions, filters, inclusion } = pubsub
   return {
     eth_subscribe: (params, ctx) => {
       const connection = connectionOf(ctx)
@@ -86,14 +87,14 @@ export function pubsubMethods(node: DevNode, hub = new Subscriptions(node)): Met
         throw new RpcError(METHOD_NOT_FOUND, `no ${JSON.stringify(kind)} subscription in eth namespace`)
       }
       const options = subscriptionOptions(kind as SubscriptionKind, params[1])
-      return hub.subscribe(connection, kind as SubscriptionKind, options, ctx.afterReply)
+      return subscriptions.subscribe(connection, kind as SubscriptionKind, options, ctx.afterReply)
     },
     /** false for an id this connection does not own (reth's answer; geth errors instead). */
     eth_unsubscribe: (params, ctx) => {
       const connection = connectionOf(ctx)
       expectArgs(params, 1, 1)
       if (typeof params[0] !== 'string') throw invalidParams('invalid argument 0: expected a subscription id string')
-      return hub.unsubscribe(connection, params[0])
+      return subscriptions.unsubscribe(connection, params[0])
     },
 
     eth_sendRawTransactionSync: async (params) => {
@@ -102,7 +103,7 @@ export function pubsubMethods(node: DevNode, hub = new Subscriptions(node)): Met
       // Checked before submitting, as Base does, so a bad timeout sends nothing.
       const timeout = parseSyncTimeout(params[1])
       const hash = await node.sendRawTransaction(raw)
-      const outcome = await hub.waitForInclusion(hash, timeout)
+      const outcome = await inclusion.waitForInclusion(hash, timeout)
       if ('tx' in outcome) return formatReceipt(outcome.tx)
       const hex = toData(hash)
       // Base would time out; failing at once with the sequencer's reason is more useful locally.
@@ -133,27 +134,27 @@ export function pubsubMethods(node: DevNode, hub = new Subscriptions(node)): Met
 
     eth_newFilter: (params) => {
       expectArgs(params, 1, 1)
-      return hub.newFilter('logs', parseLogFilter(params[0]))
+      return filters.newFilter('logs', parseLogFilter(params[0]))
     },
     eth_newBlockFilter: (params) => {
       expectArgs(params, 0, 0)
-      return hub.newFilter('blocks')
+      return filters.newFilter('blocks')
     },
     eth_newPendingTransactionFilter: (params) => {
       expectArgs(params, 0, 1)
-      return hub.newFilter('pendingTransactions')
+      return filters.newFilter('pendingTransactions')
     },
     eth_getFilterChanges: (params) => {
       expectArgs(params, 1, 1)
-      return hub.filterChanges(parseId(params[0]))
+      return filters.filterChanges(parseId(params[0]))
     },
     eth_getFilterLogs: (params) => {
       expectArgs(params, 1, 1)
-      return hub.filterLogs(parseId(params[0]))
+      return filters.filterLogs(parseId(params[0]))
     },
     eth_uninstallFilter: (params) => {
       expectArgs(params, 1, 1)
-      return hub.uninstallFilter(parseId(params[0]))
+      return filters.uninstallFilter(parseId(params[0]))
     },
   }
 }

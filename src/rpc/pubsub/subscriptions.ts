@@ -1,0 +1,209 @@
+// eth_subscribe over WebSocket (geth's and reth's pubsub, plus Base's flashblock kinds). Fed by
+// the node's events, never by polling; each notification's JSON is built once per event and shared
+// by every subscriber.
+import type { DevNode } from '../../node/node.js'
+import type { BlockRecord, IncludedTx, LogEntry, LogFilter, PoolTxInfo } from '../../node/types.js'
+import type { RpcConnection } from '../dispatch.js'
+import { formatFlashblockPayload } from '../flashblock-payload.js'
+import { formatBlock, formatHeader, formatLog, formatPoolTx, formatTxWithReceipt } from '../format.js'
+import { toData } from '../hex.js'
+import { EventDemand, type EventName } from './demand.js'
+import { blockLogs, type IndexedLog, logMatcher, newId } from './logs.js'
+
+export const SUBSCRIPTION_KINDS = [
+  'newHeads',
+  'logs',
+  'newPendingTransactions',
+  'newFlashblocks',
+  'newFlashblockTransactions',
+  'pendingLogs',
+] as const
+export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number]
+
+export interface SubscriptionOptions {
+  /** newPendingTransactions / newFlashblockTransactions: full objects instead of hashes; newFlashblocks: full txs in the block. */
+  full?: boolean
+  /** newFlashblocks: the raw flashblock payload instead of the pre-confirmed block object. */
+  payload?: boolean
+  /** logs / pendingLogs: address and topics (block ranges are ignored, as for geth's logs subscription). */
+  filter?: LogFilter
+}
+
+/** Notifications held for a subscription whose id has not reached its client yet. */
+const MAX_HELD = 10_000
+
+const EVENTS_OF: Record<SubscriptionKind, EventName> = {
+  newHeads: 'block',
+  logs: 'block',
+  newPendingTransactions: 'pendingTx',
+  newFlashblocks: 'flashblock',
+  newFlashblockTransactions: 'flashblock',
+  pendingLogs: 'flashblock',
+}
+
+interface Connection {
+  connection: RpcConnection
+  subs: Map<string, Subscription>
+}
+
+interface Subscription {
+  id: string
+  kind: SubscriptionKind
+  owner: Connection
+  full: boolean
+  payload: boolean
+  match: (log: LogEntry) => boolean
+  /** Notifications held until the eth_subscribe reply has been sent (geth does the same). */
+  held?: string[]
+}
+
+export class WsSubscriptions {
+  private readonly connections = new Map<number, Connection>()
+  private readonly byKind = new Map<SubscriptionKind, Set<Subscription>>(SUBSCRIPTION_KINDS.map((k) => [k, new Set()]))
+  private readonly demand: EventDemand
+
+  constructor(private readonly node: DevNode) {
+    this.demand = new EventDemand(node.events, {
+      flashblock: (e) => this.onFlashblock(e.block, e.index, e.txs),
+      block: (e) => this.onBlock(e.block),
+      pendingTx: (info) => this.onPendingTx(info),
+    })
+  }
+
+  get size(): number {
+    let n = 0
+    for (const set of this.byKind.values()) n += set.size
+    return n
+  }
+
+  /**
+   * Adds a subscription for a connection. Notifications are held until `afterReply` runs (the
+   * transport calls it once the reply carrying the id is out), so a client never sees an id it
+   * has not been told yet; without the hook, they start on the next turn of the event loop.
+   */
+  subscribe(
+    connection: RpcConnection,
+    kind: SubscriptionKind,
+    options: SubscriptionOptions = {},
+    afterReply?: (fn: () => void) => void,
+  ): string {
+    let owner = this.connections.get(connection.id)
+    if (!owner) {
+      const created: Connection = { connection, subs: new Map() }
+      this.connections.set(connection.id, created)
+      connection.onClose(() => this.dropConnection(created))
+      owner = created
+    }
+    const sub: Subscription = {
+      id: newId(),
+      kind,
+      owner,
+      full: options.full ?? kind === 'newFlashblocks',
+      payload: options.payload ?? false,
+      match: logMatcher(options.filter),
+      held: [],
+    }
+    owner.subs.set(sub.id, sub)
+    this.byKind.get(kind)?.add(sub)
+    this.demand.acquire(EVENTS_OF[kind])
+    const activate = () => {
+      const held = sub.held ?? []
+      sub.held = undefined
+      if (owner.subs.has(sub.id)) for (const message of held) connection.send(message)
+    }
+    if (afterReply) afterReply(activate)
+    else setImmediate(activate)
+    return sub.id
+  }
+
+  /** Removes one of this connection's subscriptions; false when it has none by that id. */
+  unsubscribe(connection: RpcConnection, id: string): boolean {
+    const sub = this.connections.get(connection.id)?.subs.get(id)
+    if (!sub) return false
+    this.remove(sub)
+    return true
+  }
+
+  private remove(sub: Subscription): void {
+    // The connection's entry stays until it closes: one close hook per connection, however
+    // often a client subscribes and unsubscribes.
+    sub.owner.subs.delete(sub.id)
+    this.byKind.get(sub.kind)?.delete(sub)
+    sub.held = undefined
+    this.demand.release(EVENTS_OF[sub.kind])
+  }
+
+  private dropConnection(owner: Connection): void {
+    for (const sub of [...owner.subs.values()]) this.remove(sub)
+    this.connections.delete(owner.connection.id)
+  }
+
+  private notify(sub: Subscription, result: string): void {
+    const message = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${sub.id}","result":${result}}}`
+    if (sub.held) {
+      if (sub.held.length < MAX_HELD) sub.held.push(message)
+      return
+    }
+    sub.owner.connection.send(message)
+  }
+
+  private onBlock(block: BlockRecord): void {
+    const heads = this.byKind.get('newHeads') as Set<Subscription>
+    if (heads.size > 0) {
+      const json = JSON.stringify(formatHeader(this.node, block))
+      for (const sub of heads) this.notify(sub, json)
+    }
+    const logSubs = this.byKind.get('logs') as Set<Subscription>
+    if (logSubs.size > 0) this.notifyLogs(logSubs, blockLogs(block.txs))
+  }
+
+  /** One notification per matching log; each log's JSON is built once for all subscriptions. */
+  private notifyLogs(subs: Set<Subscription>, logs: IndexedLog[]): void {
+    const json = new Map<IndexedLog, string>()
+    for (const sub of subs) {
+      for (const item of logs) {
+        if (!sub.match(item.log)) continue
+        let text = json.get(item)
+        if (text === undefined) json.set(item, (text = JSON.stringify(formatLog(item.log, item.tx, item.logIndex))))
+        this.notify(sub, text)
+      }
+    }
+  }
+
+  private onFlashblock(block: BlockRecord, index: number, txs: IncludedTx[]): void {
+    const blocks = this.byKind.get('newFlashblocks') as Set<Subscription>
+    if (blocks.size > 0) {
+      const cache: Partial<Record<'payload' | 'full' | 'hashes', string>> = {}
+      for (const sub of blocks) {
+        const form = sub.payload ? 'payload' : sub.full ? 'full' : 'hashes'
+        const json = (cache[form] ??= JSON.stringify(
+          form === 'payload'
+            ? formatFlashblockPayload(this.node, block, index, txs)
+            : formatBlock(this.node, block, form === 'full'),
+        ))
+        this.notify(sub, json)
+      }
+    }
+    if (txs.length === 0) return
+    const txSubs = this.byKind.get('newFlashblockTransactions') as Set<Subscription>
+    if (txSubs.size > 0) {
+      let hashes: string[] | undefined
+      let full: string[] | undefined
+      for (const sub of txSubs) {
+        const list = sub.full
+          ? (full ??= txs.map((t) => JSON.stringify(formatTxWithReceipt(t))))
+          : (hashes ??= txs.map((t) => `"${toData(t.tx.hash)}"`))
+        for (const json of list) this.notify(sub, json)
+      }
+    }
+    const logSubs = this.byKind.get('pendingLogs') as Set<Subscription>
+    if (logSubs.size > 0) this.notifyLogs(logSubs, blockLogs(txs))
+  }
+
+  private onPendingTx(info: PoolTxInfo): void {
+    const subs = this.byKind.get('newPendingTransactions') as Set<Subscription>
+    const hash = `"${toData(info.tx.hash)}"`
+    let full: string | undefined
+    for (const sub of subs) this.notify(sub, sub.full ? (full ??= JSON.stringify(formatPoolTx(info))) : hash)
+  }
+}
