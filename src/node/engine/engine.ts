@@ -191,12 +191,12 @@ export class Engine {
 
   /** The block's EIP-4788 / EIP-2935 system writes, where its hardfork has them. */
   applySystemWrites(view: StateView, header: HeaderFields): Promise<void> {
-    return applySystemWrites(view, this.common, header)
+    return applySystemWrites(view.sm, this.common, header)
   }
 
   /** Genesis: the system contracts' code (EIP-2935, EIP-4788). */
   installSystemContracts(view: StateView): Promise<void> {
-    return installSystemContracts(view)
+    return installSystemContracts(view.sm)
   }
 
   /** Root of a list trie (transactions, receipts, withdrawals). */

@@ -6,13 +6,16 @@
 import { createBlockHeader } from '@ethereumjs/block'
 import { Common } from '@ethereumjs/common'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { createLegacyTx, createTxFromRLP } from '@ethereumjs/tx'
 import { Account, Address, MapDB } from '@ethereumjs/util'
 import { emptyHeader } from '../chain/header.js'
+import type { HeaderFields } from '../types.js'
 import { blockCommon, txCommon } from './commons.js'
-import type { Engine } from './engine.js'
+import type { BlockEnv } from './header.js'
 import { OP, opcodeMap } from './hooks/opcodes.js'
 import { precompileMap } from './hooks/precompiles.js'
+import type { ExecView } from './view.js'
 
 export class EngineSelfCheckError extends Error {
   constructor(patch: string, expected: string) {
@@ -28,7 +31,15 @@ function check(ok: boolean, patch: string, expected: string): void {
   if (!ok) throw new EngineSelfCheckError(patch, expected)
 }
 
-export async function selfCheck(engine: Engine): Promise<void> {
+/** The parts of a fresh engine the checks look at. */
+export interface CheckedEngine {
+  common: Common
+  state: MerkleStateManager
+  live: ExecView
+  blockEnv(fields: HeaderFields): BlockEnv
+}
+
+export async function selfCheck(engine: CheckedEngine): Promise<void> {
   const { common, state } = engine
   const vm = engine.live.vm
 
@@ -86,7 +97,7 @@ export async function selfCheck(engine: Engine): Promise<void> {
   await functionalCheck(engine)
 }
 
-async function functionalCheck(engine: Engine): Promise<void> {
+async function functionalCheck(engine: CheckedEngine): Promise<void> {
   const live = engine.live
   const sender = Uint8Array.from(Buffer.from('00000000000000000000000000000000005e1fc0', 'hex'))
   // Runtime code: LOG0(0, 0); EXTCODESIZE(CALLER) stored in memory and returned.

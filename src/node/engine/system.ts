@@ -2,10 +2,10 @@
 // buffer and EIP-2935's block-hash history (which BLOCKHASH reads). ethereumjs writes them only
 // when the code is in state, so genesis installs it; producer and simulation share these writes.
 import type { Common } from '@ethereumjs/common'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, Address, bigIntToBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import type { HeaderFields } from '../types.js'
 import type { HistoryContract } from './hooks/opcodes.js'
-import type { StateView } from './view.js'
 
 export const HISTORY_ADDRESS = new Address(hexToBytes('0x0000F90827F1C53a10cb7A02335B175320002935'))
 export const BEACON_ROOTS_ADDRESS = new Address(hexToBytes('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02'))
@@ -26,18 +26,17 @@ const SYSTEM_CODE: Array<[Address, Uint8Array]> = [
 ]
 
 /** Puts the system contracts' code in state (genesis, inside its checkpoint). */
-export async function installSystemContracts(view: StateView): Promise<void> {
+export async function installSystemContracts(sm: MerkleStateManager): Promise<void> {
   for (const [address, code] of SYSTEM_CODE) {
-    await view.sm.putAccount(address, new Account(1n, 0n))
-    await view.sm.putCode(address, code)
+    await sm.putAccount(address, new Account(1n, 0n))
+    await sm.putCode(address, code)
   }
 }
 
 const slotKey = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32)
 
 /** The block's system writes, where its hardfork has them and the contract is deployed. */
-export async function applySystemWrites(view: StateView, common: Common, header: HeaderFields): Promise<void> {
-  const sm = view.sm
+export async function applySystemWrites(sm: MerkleStateManager, common: Common, header: HeaderFields): Promise<void> {
   if (common.isActivatedEIP(4788) && (await sm.getCode(BEACON_ROOTS_ADDRESS)).length > 0) {
     const len = BigInt(common.param('historicalRootsLength'))
     const slot = header.timestamp % len

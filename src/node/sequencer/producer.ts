@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto'
 import type { Chain } from '../chain/chain.js'
 import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../chain/header.js'
+import { receiptOf } from '../chain/receipt.js'
 import type { BlockEnv, Engine, HeaderView } from '../engine/index.js'
 import { encodeReceipt } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
-import { effectiveGasPrice } from '../fees.js'
 import type { BlockRecord, HeaderFields, IncludedTx, PoolTxInfo } from '../types.js'
 
 /** Execution time between two turns of the event loop inside a long flashblock. */
@@ -145,18 +145,12 @@ export class BlockProducer {
           flashblockIndex: index,
           preconfirmedAt: 0,
           block,
-          receipt: {
-            status: result.error ? 0 : 1,
-            gasUsed: result.gasUsed,
+          receipt: receiptOf(tx, result, {
+            baseFee: h.baseFeePerGas,
             cumulativeGasUsed: gasUsed,
-            effectiveGasPrice: effectiveGasPrice(tx, h.baseFeePerGas),
-            contractAddress: result.createdAddress,
-            logs: result.logs,
-            logsBloom: result.logsBloom,
-            blobGasUsed: result.blobGasUsed || undefined,
-            blobGasPrice: result.blobGasUsed ? env.blobGasPrice() : undefined,
+            blobGasPrice: () => env.blobGasPrice(),
             firstLogIndex: logCount,
-          },
+          }),
         })
         logCount += result.logs.length
         receipts.push(result.receipt as Uint8Array)

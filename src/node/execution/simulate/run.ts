@@ -4,9 +4,9 @@
 // geth's internal/ethapi/simulate.go (the conformance fixtures come from geth), with the spec's
 // -380xx codes and Base's defaults (block-time timestamp step, zero stateRoot).
 import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../../chain/header.js'
+import { receiptOf } from '../../chain/receipt.js'
 import { type BlockEnv, type Engine, type ExecResult, type ExecView, refusalOf, ZERO_ADDRESS } from '../../engine/index.js'
 import { InvalidParamsError } from '../../errors.js'
-import { effectiveGasPrice } from '../../fees.js'
 import { BASE_PROFILE, type ChainProfile } from '../../profile.js'
 import type { BlockRecord, CallRequest, HeaderFields, IncludedTx, LogEntry, TxRecord, Withdrawal } from '../../types.js'
 import { applyBlockOverrides, applyStateOverrides, checksummed, describeFailure } from '../call.js'
@@ -306,18 +306,12 @@ class Simulation {
       flashblockIndex: 0,
       preconfirmedAt: 0,
       block: record,
-      receipt: {
-        status: failure ? 0 : 1,
-        gasUsed: result.gasUsed,
+      receipt: receiptOf(tx, result, {
+        baseFee: header.baseFeePerGas,
         cumulativeGasUsed: header.gasUsed,
-        effectiveGasPrice: effectiveGasPrice(tx, header.baseFeePerGas),
-        contractAddress: result.createdAddress,
-        logs: result.logs,
-        logsBloom: result.logsBloom,
-        blobGasUsed: result.blobGasUsed || undefined,
-        blobGasPrice: result.blobGasUsed ? blobPrice : undefined,
+        blobGasPrice: () => blobPrice,
         firstLogIndex,
-      },
+      }),
     }
     record.txs.push(included)
     block.receipts.push(result.receipt as Uint8Array)

@@ -1,0 +1,31 @@
+// A receipt from what execution reported: the one place the producer and simulations build them.
+import type { ExecResult } from '../engine/index.js'
+import { effectiveGasPrice } from '../fees.js'
+import type { ReceiptData, TxRecord } from '../types.js'
+
+export interface ReceiptContext {
+  /** The block's base fee (the effective gas price depends on it). */
+  baseFee: bigint
+  /** Gas used in the block up to and including this transaction. */
+  cumulativeGasUsed: bigint
+  /** The block's blob base fee, for blob transactions. */
+  blobGasPrice: () => bigint
+  /** Block-wide index of this receipt's first log. */
+  firstLogIndex: number
+}
+
+export function receiptOf(tx: TxRecord, result: ExecResult, ctx: ReceiptContext): ReceiptData {
+  const blobGasUsed = result.blobGasUsed || undefined
+  return {
+    status: result.error ? 0 : 1,
+    gasUsed: result.gasUsed,
+    cumulativeGasUsed: ctx.cumulativeGasUsed,
+    effectiveGasPrice: effectiveGasPrice(tx, ctx.baseFee),
+    contractAddress: result.createdAddress,
+    logs: result.logs,
+    logsBloom: result.logsBloom,
+    blobGasUsed,
+    blobGasPrice: blobGasUsed ? ctx.blobGasPrice() : undefined,
+    firstLogIndex: ctx.firstLogIndex,
+  }
+}
