@@ -3,7 +3,6 @@
 // dropping, reset, dump and load.
 import {
   type Address,
-  createTestClient,
   createWalletClient,
   encodeFunctionData,
   type Hex,
@@ -17,14 +16,10 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
-import { sleep, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { sleep, startTestNode, type TestNode, testClient, waitForReceipt } from './helpers.js'
 
 // PUSH0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: returns storage slot 0.
 const SLOT0_RETURNER = '0x5f5460005260206000f3'
-
-function testClient(node: TestNode, mode: 'anvil' | 'hardhat' | 'ganache' = 'anvil') {
-  return createTestClient({ mode, chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }) })
-}
 
 async function blockNumber(node: TestNode): Promise<bigint> {
   return BigInt((await node.rpc('eth_blockNumber')).result)

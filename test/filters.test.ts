@@ -1,34 +1,9 @@
 // Polling filters over HTTP (what viem's watch* actions use without a WebSocket), their expiry,
 // and eth_getLogs up to "pending" including pre-confirmed logs.
-import { type Address, concat, type Hex, keccak256, toHex, zeroHash } from 'viem'
+import { type Address, type Hex, toHex, zeroHash } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Subscriptions } from '../src/rpc/subscriptions.js'
-import { sleep, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
-
-const PING = keccak256(toHex('Ping(address,bytes)'))
-
-/** Init code of a contract that logs LOG2(calldata, PING, caller) on every call. */
-function emitterInitCode(): Hex {
-  const runtime = concat(['0x365f5f37337f', PING, '0x365fa200'])
-  const size = (runtime.length - 2) / 2
-  return concat([`0x60${size.toString(16).padStart(2, '0')}8060095f395ff3`, runtime])
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
-}
-
-async function waitForSealed(node: TestNode, hash: Hex) {
-  for (;;) {
-    const receipt = await waitForReceipt(node, hash)
-    if (receipt.blockHash !== zeroHash) return receipt
-    await sleep(20)
-  }
-}
+import { emitterInitCode, PING, sleep, startTestNode, type TestNode, until, waitForReceipt, waitForSealed } from './helpers.js'
 
 describe('filters over HTTP', () => {
   let node: TestNode

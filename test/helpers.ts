@@ -1,5 +1,18 @@
 // Shared test setup: a real pcnode on 127.0.0.1, port 0, and viem clients pointed at it.
-import { type Chain, createPublicClient, createWalletClient, defineChain, http, type PublicClient } from 'viem'
+import {
+  type Chain,
+  concat,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  http,
+  keccak256,
+  type PublicClient,
+  toHex,
+  zeroHash,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { type NodeOptions, type StartedNode, startNode } from '../src/index.js'
 
@@ -52,4 +65,41 @@ export async function waitForReceipt(node: TestNode, hash: `0x${string}`, timeou
     if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${timeoutMs} ms`)
     await sleep(5)
   }
+}
+
+/** Polls `check` until it holds; throws after `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(10)
+  }
+}
+
+/** The receipt once the block holding the transaction is sealed (a real block hash). */
+export async function waitForSealed(node: TestNode, hash: Hex, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const receipt = await waitForReceipt(node, hash, timeoutMs)
+    if (receipt.blockHash !== zeroHash) return receipt
+    if (Date.now() > deadline) throw new Error(`${hash} not sealed within ${timeoutMs} ms`)
+    await sleep(20)
+  }
+}
+
+/** viem's test actions (anvil_*, evm_*, hardhat_*) against a test node. */
+export function testClient(node: TestNode, mode: 'anvil' | 'hardhat' | 'ganache' = 'anvil') {
+  return createTestClient({ mode, chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }) })
+}
+
+/** keccak("Ping(address,bytes)"): the emitter's LOG2 topic0. */
+export const PING = keccak256(toHex('Ping(address,bytes)'))
+
+/** Init code of a contract that logs LOG2(calldata, PING, caller) on every call. */
+export function emitterInitCode(): Hex {
+  // CALLDATASIZE PUSH0 PUSH0 CALLDATACOPY CALLER PUSH32 PING CALLDATASIZE PUSH0 LOG2 STOP
+  const runtime = concat(['0x365f5f37337f', PING, '0x365fa200'])
+  const size = (runtime.length - 2) / 2
+  // PUSH1 size DUP1 PUSH1 9 PUSH0 CODECOPY PUSH0 RETURN, then the runtime.
+  return concat([`0x60${size.toString(16).padStart(2, '0')}8060095f395ff3`, runtime])
 }

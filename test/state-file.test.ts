@@ -5,15 +5,14 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { type Address, createTestClient, encodeFunctionData, type Hex, http, parseEther, parseGwei } from 'viem'
+import { type Address, encodeFunctionData, type Hex, parseEther, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startNode } from '../src/index.js'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
-import { sleep, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { sleep, startTestNode, type TestNode, testClient, waitForReceipt } from './helpers.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
-const testClient = (node: TestNode) => createTestClient({ mode: 'anvil', chain: node.chain, transport: http(node.rpcUrl) })
 const QUIET = { blockTime: 3_600_000, preconfInterval: 10 }
 
 let dir: string

@@ -1,48 +1,9 @@
 // eth_subscribe over WebSocket with viem's webSocket transport: every kind delivers exactly the new
 // items, once each and in order, across several sealed blocks; unsubscribe and disconnects clean up.
-import {
-  type Address,
-  concat,
-  createPublicClient,
-  type Hex,
-  keccak256,
-  numberToHex,
-  type PublicClient,
-  toHex,
-  webSocket,
-} from 'viem'
+import { type Address, createPublicClient, type Hex, keccak256, numberToHex, type PublicClient, toHex, webSocket } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { sleep, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
-
-/** keccak("Ping(address,bytes)"): the emitter's LOG2 topic0. */
-const PING = keccak256(toHex('Ping(address,bytes)'))
-
-/** Init code of a contract that logs LOG2(calldata, PING, caller) on every call. */
-function emitterInitCode(): Hex {
-  // CALLDATASIZE PUSH0 PUSH0 CALLDATACOPY CALLER PUSH32 PING CALLDATASIZE PUSH0 LOG2 STOP
-  const runtime = concat(['0x365f5f37337f', PING, '0x365fa200'])
-  const size = (runtime.length - 2) / 2
-  // PUSH1 size DUP1 PUSH1 9 PUSH0 CODECOPY PUSH0 RETURN, then the runtime.
-  return concat([`0x60${size.toString(16).padStart(2, '0')}8060095f395ff3`, runtime])
-}
-
-async function until(check: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
-}
-
-/** The receipt once the block holding the transaction is sealed (a real block hash). */
-async function waitForSealed(node: TestNode, hash: Hex) {
-  for (;;) {
-    const receipt = await waitForReceipt(node, hash)
-    if (receipt.blockHash !== `0x${'0'.repeat(64)}`) return receipt
-    await sleep(20)
-  }
-}
+import { emitterInitCode, PING, sleep, startTestNode, type TestNode, until, waitForSealed } from './helpers.js'
 
 describe('eth_subscribe over WebSocket', () => {
   let node: TestNode
