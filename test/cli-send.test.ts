@@ -6,7 +6,7 @@ import { type Hex, keccak256, parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importGraph, pcnode, ROOT } from './cli.js'
-import { startTestNode, type TestNode } from './helpers.js'
+import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
 
 const DIST = join(ROOT, 'dist')
 
@@ -88,8 +88,10 @@ describe('pcnode send', () => {
   it('signs with --private-key and follows over plain HTTP when there is no WebSocket', async () => {
     const key = generatePrivateKey()
     const account = privateKeyToAccount(key)
-    await node.wallet(3).sendTransaction({ to: account.address, value: parseEther('2') })
-    await new Promise((done) => setTimeout(done, 200))
+    // The CLI reads nonce, fees and gas at "pending": the pre-confirmed funding is enough.
+    const funding = await node.wallet(3).sendTransaction({ to: account.address, value: parseEther('2') })
+    expect((await waitForReceipt(node, funding)).status).toBe('success')
+    expect(await node.publicClient.getBalance({ address: account.address, blockTag: 'pending' })).toBe(parseEther('2'))
     const run = await pcnode([
       'send',
       '--private-key',

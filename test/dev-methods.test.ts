@@ -365,7 +365,8 @@ describe('dev methods: mining modes', () => {
     expect(await test.getAutomine()).toBe(false)
     expect((await config()).mining).toBe(false)
     const waiting = await node.wallet(0).sendTransaction({ to: node.accounts[1].address, value: 1n })
-    await sleep(100)
+    // With mining off nothing is pre-confirmed (at the 50 ms interval it would be by now).
+    await sleep(100) // negative wait
     expect((await node.publicClient.getTransaction({ hash: waiting })).blockNumber).toBeNull()
     await test.mine({ blocks: 1 })
     expect((await node.publicClient.getTransactionReceipt({ hash: waiting })).blockNumber).toBe(await blockNumber(node))
@@ -383,7 +384,8 @@ describe('dev methods: mining modes', () => {
     await test.setIntervalMining({ interval: 0 })
     expect((await config()).mining).toBe(false)
     const stopped = await blockNumber(node)
-    await sleep(1200)
+    // No block for longer than the 1 s interval that ran until now.
+    await sleep(1200) // negative wait
     expect(await blockNumber(node)).toBe(stopped)
 
     expect(await test.request({ method: 'pcnode_setBlockTime', params: [100] } as never)).toBeNull()

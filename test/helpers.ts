@@ -1,4 +1,5 @@
 // Shared test setup: a real pcnode on 127.0.0.1, port 0, and viem clients pointed at it.
+import { randomInt } from 'node:crypto'
 import {
   type Chain,
   concat,
@@ -102,4 +103,28 @@ export function emitterInitCode(): Hex {
   const size = (runtime.length - 2) / 2
   // PUSH1 size DUP1 PUSH1 9 PUSH0 CODECOPY PUSH0 RETURN, then the runtime.
   return concat([`0x60${size.toString(16).padStart(2, '0')}8060095f395ff3`, runtime])
+}
+
+/**
+ * The seed of a randomized test: PCNODE_TEST_SEED when set, else a fresh one. It is printed, so
+ * a failing run can be replayed with `PCNODE_TEST_SEED=<seed> npx vitest run <file>`.
+ */
+export function testSeed(what: string): number {
+  const fromEnv = process.env.PCNODE_TEST_SEED
+  if (fromEnv !== undefined && !/^\d+$/.test(fromEnv)) throw new Error(`PCNODE_TEST_SEED must be an integer, got "${fromEnv}"`)
+  const seed = fromEnv !== undefined ? Number(fromEnv) >>> 0 : randomInt(2 ** 32)
+  console.log(`${what}: seed ${seed} (replay: PCNODE_TEST_SEED=${seed})`)
+  return seed
+}
+
+/** A seeded PRNG (mulberry32): floats in [0, 1), the same sequence for the same seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
 }

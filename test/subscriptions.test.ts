@@ -3,7 +3,15 @@
 import { type Address, createPublicClient, type Hex, keccak256, numberToHex, type PublicClient, toHex, webSocket } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { emitterInitCode, PING, sleep, startTestNode, type TestNode, until, waitForSealed } from './helpers.js'
+import { emitterInitCode, PING, startTestNode, type TestNode, until, waitForSealed } from './helpers.js'
+
+/** The ids of the subscriptions the node has confirmed to viem's WebSocket client. */
+async function confirmedSubscriptions(client: PublicClient): Promise<Map<string, unknown>> {
+  const socket = await (
+    client.transport as unknown as { getRpcClient(): Promise<{ subscriptions: Map<string, unknown> }> }
+  ).getRpcClient()
+  return socket.subscriptions
+}
 
 describe('eth_subscribe over WebSocket', () => {
   let node: TestNode
@@ -178,17 +186,26 @@ describe('eth_subscribe over WebSocket', () => {
     expect((await again.unsubscribe()).result).toBe(true)
     expect((await again.unsubscribe()).result).toBe(false)
     const counts = Object.fromEntries(Object.entries(got).map(([k, v]) => [k, v.length]))
-    await wallet.sendTransaction({ to: emitter, data: '0x01' })
-    await sleep(500)
+    // Once the block holding a new transaction is sealed, the node has announced it in every
+    // form; a request answered afterwards on the same connection comes after any notification
+    // the node would have sent.
+    await waitForSealed(node, await wallet.sendTransaction({ to: emitter, data: '0x01' }))
+    await client.getBlockNumber({ cacheTime: 0 })
     expect(Object.fromEntries(Object.entries(got).map(([k, v]) => [k, v.length]))).toEqual(counts)
   })
 
   it("feeds viem's watchBlocks and watchEvent", async () => {
+    const blockListeners = node.node.events.listenerCount('block')
+    const subscriptions = await confirmedSubscriptions(client)
+    const before = subscriptions.size
     const blocks: bigint[] = []
     const logs: Hex[] = []
     const unwatchBlocks = client.watchBlocks({ onBlock: (b) => blocks.push(b.number as bigint) })
     const unwatchEvent = client.watchEvent({ address: emitter, onLogs: (l) => logs.push(...l.map((x) => x.transactionHash)) })
-    await sleep(100)
+    // The node has answered both eth_subscribe calls with their ids: it has registered them. Both
+    // kinds (newHeads, logs) feed on the node's "block" event, through one listener.
+    await until(() => subscriptions.size === before + 2, 5000, 'both subscriptions')
+    expect(node.node.events.listenerCount('block')).toBe(blockListeners + 1)
     const wallet = node.wallet(3)
     const sent = [
       await wallet.sendTransaction({ to: emitter, data: '0xaa' }),
