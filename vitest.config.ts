@@ -1,11 +1,41 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
+
+// Two projects. `unit`: the everyday loop (`npx vitest run --project unit`). `slow`: the tests
+// that spawn many processes (the built CLI), SIGKILL the node or drive a browser. A plain
+// `vitest run` (npm test) runs both, each file once.
+const SLOW = [
+  'test/state-file.test.ts',
+  'test/browser.test.ts',
+  'test/cli-send.test.ts',
+  'test/cli-simulate.test.ts',
+  'test/cli-typed-data.test.ts',
+  'test/cli-wallet.test.ts',
+]
+
+const common = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' } as const
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
-    globalSetup: ['test/global-setup.ts'],
+    projects: [
+      {
+        test: {
+          ...common,
+          name: 'unit',
+          include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...SLOW],
+        },
+      },
+      {
+        test: {
+          ...common,
+          name: 'slow',
+          include: SLOW,
+          // Builds dist/ for the CLI tests, the only ones that run it: once per run that includes
+          // this project, before any test file of either project starts. (Not inherited through
+          // `extends: true`, which would run it once per project.)
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+    ],
   },
 })

@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { type Hex, keccak256, parseEther } from 'viem'
+import { type Hex, keccak256, parseEther, recoverTransactionAddress, serializeTransaction } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importGraph, pcnode, ROOT } from './cli.js'
-import { startTestNode, type TestNode } from './helpers.js'
+import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
 
 const DIST = join(ROOT, 'dist')
 
@@ -55,11 +55,35 @@ describe('pcnode send', () => {
     })
     expect(out.hash).toMatch(/^0x[0-9a-f]{64}$/)
     expect(out.flashblockIndex).toBeGreaterThanOrEqual(1)
-    // Only the order is asserted: the accepted reply can race the pre-confirmation notification,
-    // and absolute times depend on the machine.
+    // Whole milliseconds since the submission, one per stage. Only the order of the last two is
+    // asserted: the accepted reply can race the pre-confirmation notification, and absolute times
+    // depend on the machine.
     const { acceptedMs, preconfirmedMs, sealedMs } = out.timings
-    expect(acceptedMs).toBeGreaterThanOrEqual(0)
+    for (const ms of [acceptedMs, preconfirmedMs, sealedMs]) {
+      expect(Number.isSafeInteger(ms), String(ms)).toBe(true)
+      expect(ms).toBeGreaterThanOrEqual(0)
+    }
     expect(preconfirmedMs).toBeLessThanOrEqual(sealedMs)
+    // The hash is the transaction's own: keccak of the signed bytes the node holds, signed by the sender.
+    const tx = await node.publicClient.getTransaction({ hash: out.hash })
+    expect(tx.type).toBe('eip1559')
+    const raw = serializeTransaction(
+      {
+        chainId: node.chainId,
+        type: 'eip1559',
+        nonce: tx.nonce,
+        to: tx.to,
+        value: tx.value,
+        gas: tx.gas,
+        maxFeePerGas: tx.maxFeePerGas,
+        maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
+        data: tx.input,
+        accessList: tx.accessList,
+      },
+      { r: tx.r, s: tx.s, yParity: tx.yParity as number },
+    )
+    expect(keccak256(raw)).toBe(out.hash)
+    expect(await recoverTransactionAddress({ serializedTransaction: raw })).toBe(node.accounts[0].address)
     const receipt = await node.publicClient.getTransactionReceipt({ hash: out.hash })
     expect(receipt.blockHash).toBe(out.blockHash)
     expect(Number(receipt.blockNumber)).toBe(out.blockNumber)
@@ -79,17 +103,25 @@ describe('pcnode send', () => {
       node.rpcUrl,
     ])
     expect(run.code).toBe(0)
-    expect(run.stdout).toMatch(/Signed: from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8/i)
-    expect(run.stdout).toMatch(/Accepted 0x[0-9a-f]{64} \(\d+ ms\)/)
-    expect(run.stdout).toMatch(/Pre-confirmed in flashblock \d+ of block \d+ \(\+\d+ ms\)/)
-    expect(run.stdout).toMatch(/Sealed in block \d+ 0x[0-9a-f]{64} \(\+\d+ ms\)/)
+    const stages = [
+      /Signed: from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8/i,
+      /Accepted 0x[0-9a-f]{64} \(\d+ ms\)/,
+      /Pre-confirmed in flashblock \d+ of block \d+ \(\+\d+ ms\)/,
+      /Sealed in block \d+ 0x[0-9a-f]{64} \(\+\d+ ms\)/,
+    ]
+    for (const stage of stages) expect(run.stdout).toMatch(stage)
+    // In that order.
+    const at = stages.map((stage) => run.stdout.search(stage))
+    expect(at).toEqual([...at].sort((a, b) => a - b))
   })
 
   it('signs with --private-key and follows over plain HTTP when there is no WebSocket', async () => {
     const key = generatePrivateKey()
     const account = privateKeyToAccount(key)
-    await node.wallet(3).sendTransaction({ to: account.address, value: parseEther('2') })
-    await new Promise((done) => setTimeout(done, 200))
+    // The CLI reads nonce, fees and gas at "pending": the pre-confirmed funding is enough.
+    const funding = await node.wallet(3).sendTransaction({ to: account.address, value: parseEther('2') })
+    expect((await waitForReceipt(node, funding)).status).toBe('success')
+    expect(await node.publicClient.getBalance({ address: account.address, blockTag: 'pending' })).toBe(parseEther('2'))
     const run = await pcnode([
       'send',
       '--private-key',

@@ -3,7 +3,6 @@
 // dropping, reset, dump and load.
 import {
   type Address,
-  createTestClient,
   createWalletClient,
   encodeFunctionData,
   type Hex,
@@ -17,14 +16,10 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
-import { sleep, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { sleep, startTestNode, type TestNode, testClient, waitForReceipt } from './helpers.js'
 
 // PUSH0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: returns storage slot 0.
 const SLOT0_RETURNER = '0x5f5460005260206000f3'
-
-function testClient(node: TestNode, mode: 'anvil' | 'hardhat' | 'ganache' = 'anvil') {
-  return createTestClient({ mode, chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }) })
-}
 
 async function blockNumber(node: TestNode): Promise<bigint> {
   return BigInt((await node.rpc('eth_blockNumber')).result)
@@ -370,7 +365,8 @@ describe('dev methods: mining modes', () => {
     expect(await test.getAutomine()).toBe(false)
     expect((await config()).mining).toBe(false)
     const waiting = await node.wallet(0).sendTransaction({ to: node.accounts[1].address, value: 1n })
-    await sleep(100)
+    // With mining off nothing is pre-confirmed (at the 50 ms interval it would be by now).
+    await sleep(100) // negative wait
     expect((await node.publicClient.getTransaction({ hash: waiting })).blockNumber).toBeNull()
     await test.mine({ blocks: 1 })
     expect((await node.publicClient.getTransactionReceipt({ hash: waiting })).blockNumber).toBe(await blockNumber(node))
@@ -388,7 +384,8 @@ describe('dev methods: mining modes', () => {
     await test.setIntervalMining({ interval: 0 })
     expect((await config()).mining).toBe(false)
     const stopped = await blockNumber(node)
-    await sleep(1200)
+    // No block for longer than the 1 s interval that ran until now.
+    await sleep(1200) // negative wait
     expect(await blockNumber(node)).toBe(stopped)
 
     expect(await test.request({ method: 'pcnode_setBlockTime', params: [100] } as never)).toBeNull()

@@ -1,34 +1,9 @@
 // Polling filters over HTTP (what viem's watch* actions use without a WebSocket), their expiry,
 // and eth_getLogs up to "pending" including pre-confirmed logs.
-import { type Address, concat, type Hex, keccak256, toHex, zeroHash } from 'viem'
+import { type Address, type Hex, toHex, zeroHash } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PubSub } from '../src/rpc/pubsub/index.js'
-import { sleep, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
-
-const PING = keccak256(toHex('Ping(address,bytes)'))
-
-/** Init code of a contract that logs LOG2(calldata, PING, caller) on every call. */
-function emitterInitCode(): Hex {
-  const runtime = concat(['0x365f5f37337f', PING, '0x365fa200'])
-  const size = (runtime.length - 2) / 2
-  return concat([`0x60${size.toString(16).padStart(2, '0')}8060095f395ff3`, runtime])
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
-}
-
-async function waitForSealed(node: TestNode, hash: Hex) {
-  for (;;) {
-    const receipt = await waitForReceipt(node, hash)
-    if (receipt.blockHash !== zeroHash) return receipt
-    await sleep(20)
-  }
-}
+import { emitterInitCode, PING, startTestNode, type TestNode, until, waitForReceipt, waitForSealed } from './helpers.js'
 
 describe('filters over HTTP', () => {
   let node: TestNode
@@ -70,8 +45,15 @@ describe('filters over HTTP', () => {
 
     // Log filters see sealed blocks (as geth's), so the logs come with their real block hash.
     const sealed = await waitForSealed(node, hashes[2])
-    await sleep(50)
-    const logs = (await node.rpc('eth_getFilterChanges', [logId])).result
+    const logs: any[] = []
+    await until(
+      async () => {
+        logs.push(...(await node.rpc('eth_getFilterChanges', [logId])).result)
+        return logs.length >= hashes.length
+      },
+      5000,
+      'the three logs',
+    )
     expect(logs.map((l: any) => l.transactionHash)).toEqual(hashes)
     expect(logs[2].blockHash).toBe(sealed.blockHash)
     expect(logs.map((l: any) => l.data)).toEqual([0, 1, 2].map((i) => toHex(`filter ${i}`)))
@@ -91,6 +73,7 @@ describe('filters over HTTP', () => {
     })
     const blockFilter = (await node.rpc('eth_newBlockFilter')).result
     expect((await node.rpc('eth_getFilterLogs', [blockFilter])).error.message).toBe('filter not found')
+    expect((await node.rpc('eth_uninstallFilter', [blockFilter])).result).toBe(true)
   })
 
   it("feeds viem's polling watchEvent, watchPendingTransactions and watchBlockNumber", async () => {
@@ -98,36 +81,72 @@ describe('filters over HTTP', () => {
     const pending: Hex[] = []
     const blocks: bigint[] = []
     const client = node.publicClient
+    // Filters attach a node listener while installed: a log filter on "block", a pending one on
+    // "pendingTx" (the earlier tests uninstalled theirs).
+    const events = node.node.events
+    const blockListeners = events.listenerCount('block')
+    const pendingListeners = events.listenerCount('pendingTx')
+    const start = BigInt((await node.rpc('eth_blockNumber')).result)
     const unwatch = [
       client.watchEvent({ address: emitter, poll: true, onLogs: (l) => logs.push(...l.map((x) => x.transactionHash as Hex)) }),
       client.watchPendingTransactions({ poll: true, onTransactions: (h) => pending.push(...h) }),
-      client.watchBlockNumber({ poll: true, onBlockNumber: (n) => blocks.push(n) }),
+      client.watchBlockNumber({ poll: true, emitMissed: true, onBlockNumber: (n) => blocks.push(n) }),
     ]
-    await sleep(150)
+    await until(
+      () => events.listenerCount('block') === blockListeners + 1 && events.listenerCount('pendingTx') === pendingListeners + 1,
+      5000,
+      "viem's filters to be installed",
+    )
     const wallet = node.wallet(2)
     const hashes = [
       await wallet.sendTransaction({ to: emitter, data: '0x01', gas: 60_000n }),
       await wallet.sendTransaction({ to: emitter, data: '0x02', gas: 60_000n }),
     ]
-    await waitForSealed(node, hashes[1])
-    await until(() => logs.length >= 2 && pending.length >= 2, 5000, 'watchers')
+    const sealed = await waitForSealed(node, hashes[1])
+    await until(() => logs.length >= 2 && pending.length >= 2 && (blocks.at(-1) ?? -1n) >= sealed.blockNumber, 5000, 'watchers')
     for (const stop of unwatch) stop()
     expect(logs).toEqual(hashes)
     expect(pending).toEqual(hashes)
-    expect(blocks.length).toBeGreaterThan(0)
+    // Every block number from the first poll on, once and in order, up to the transactions' block.
+    expect(blocks[0]).toBeGreaterThanOrEqual(start)
+    expect(blocks).toEqual(Array.from({ length: blocks.length }, (_, i) => blocks[0] + BigInt(i)))
+    expect(blocks).toContain(sealed.blockNumber)
   })
 
   it('expires filters nobody polls (geth: 5 minutes; here shortened)', async () => {
-    const pubsub = new PubSub(node.node, { filterTimeoutMs: 150 })
+    const pubsub = new PubSub(node.node, { filterTimeoutMs: 500 })
     const hub = pubsub.filters
+    // The head and the filter in one synchronous step: no block can fall between them.
+    const start = node.node.blockNumber()
     const polled = hub.newFilter('blocks')
     const idle = hub.newFilter('pendingTransactions')
-    for (let i = 0; i < 8; i++) {
-      await sleep(50)
-      hub.filterChanges(polled)
+    const expired = () => {
+      try {
+        hub.filterChanges(idle)
+        return false
+      } catch (error) {
+        expect((error as Error).message).toBe('filter not found')
+        return true
+      }
     }
-    expect(() => hub.filterChanges(idle)).toThrow('filter not found')
-    expect(hub.filterChanges(polled)).toBeInstanceOf(Array)
+    // Poll one filter (every 10 ms, far inside its lifetime) until the other one has expired and
+    // two blocks have been sealed meanwhile.
+    const seen: unknown[] = []
+    await until(
+      () => {
+        seen.push(...hub.filterChanges(polled))
+        return node.node.blockNumber() >= start + 2n && expired()
+      },
+      10_000,
+      'the idle filter to expire',
+    )
+    seen.push(...hub.filterChanges(polled))
+    const end = node.node.blockNumber()
+    // The polled filter lived on: it holds the hash of every block sealed since it was installed.
+    const sealedMeanwhile: Hex[] = []
+    for (let n = start + 1n; n <= end; n++)
+      sealedMeanwhile.push((await node.rpc('eth_getBlockByNumber', [toHex(n), false])).result.hash)
+    expect(seen).toEqual(sealedMeanwhile)
     expect(hub.uninstallFilter(polled)).toBe(true)
     expect(pubsub.size).toEqual({ subscriptions: 0, filters: 0, waiters: 0 })
   })

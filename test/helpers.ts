@@ -1,5 +1,19 @@
 // Shared test setup: a real pcnode on 127.0.0.1, port 0, and viem clients pointed at it.
-import { type Chain, createPublicClient, createWalletClient, defineChain, http, type PublicClient } from 'viem'
+import { randomInt } from 'node:crypto'
+import {
+  type Chain,
+  concat,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  http,
+  keccak256,
+  type PublicClient,
+  toHex,
+  zeroHash,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { type NodeOptions, type StartedNode, startNode } from '../src/index.js'
 
@@ -51,5 +65,66 @@ export async function waitForReceipt(node: TestNode, hash: `0x${string}`, timeou
     if (receipt) return receipt
     if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${timeoutMs} ms`)
     await sleep(5)
+  }
+}
+
+/** Polls `check` until it holds; throws after `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(10)
+  }
+}
+
+/** The receipt once the block holding the transaction is sealed (a real block hash). */
+export async function waitForSealed(node: TestNode, hash: Hex, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const receipt = await waitForReceipt(node, hash, timeoutMs)
+    if (receipt.blockHash !== zeroHash) return receipt
+    if (Date.now() > deadline) throw new Error(`${hash} not sealed within ${timeoutMs} ms`)
+    await sleep(20)
+  }
+}
+
+/** viem's test actions (anvil_*, evm_*, hardhat_*) against a test node. */
+export function testClient(node: TestNode, mode: 'anvil' | 'hardhat' | 'ganache' = 'anvil') {
+  return createTestClient({ mode, chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }) })
+}
+
+/** keccak("Ping(address,bytes)"): the emitter's LOG2 topic0. */
+export const PING = keccak256(toHex('Ping(address,bytes)'))
+
+/** Init code of a contract that logs LOG2(calldata, PING, caller) on every call. */
+export function emitterInitCode(): Hex {
+  // CALLDATASIZE PUSH0 PUSH0 CALLDATACOPY CALLER PUSH32 PING CALLDATASIZE PUSH0 LOG2 STOP
+  const runtime = concat(['0x365f5f37337f', PING, '0x365fa200'])
+  const size = (runtime.length - 2) / 2
+  // PUSH1 size DUP1 PUSH1 9 PUSH0 CODECOPY PUSH0 RETURN, then the runtime.
+  return concat([`0x60${size.toString(16).padStart(2, '0')}8060095f395ff3`, runtime])
+}
+
+/**
+ * The seed of a randomized test: PCNODE_TEST_SEED when set, else a fresh one. It is printed, so
+ * a failing run can be replayed with `PCNODE_TEST_SEED=<seed> npx vitest run <file>`.
+ */
+export function testSeed(what: string): number {
+  const fromEnv = process.env.PCNODE_TEST_SEED
+  if (fromEnv !== undefined && !/^\d+$/.test(fromEnv)) throw new Error(`PCNODE_TEST_SEED must be an integer, got "${fromEnv}"`)
+  const seed = fromEnv !== undefined ? Number(fromEnv) >>> 0 : randomInt(2 ** 32)
+  console.log(`${what}: seed ${seed} (replay: PCNODE_TEST_SEED=${seed})`)
+  return seed
+}
+
+/** A seeded PRNG (mulberry32): floats in [0, 1), the same sequence for the same seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }

@@ -2,7 +2,7 @@
 // reachable stays — the recent blocks, the live state, evm_snapshot's and anvil_reset's roots.
 import { parseEther, toHex } from 'viem'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startTestNode, type TestNode } from './helpers.js'
+import { startTestNode, type TestNode, until } from './helpers.js'
 
 const RECIPIENT = '0x00000000000000000000000000000000000b0b00'
 
@@ -81,10 +81,14 @@ describe('state history pruning', () => {
     }
     const wallet = node.wallet(1)
     const hashes: `0x${string}`[] = []
-    // Sends until two sweeps have started (one every 16 blocks of 20 ms), bounded.
+    // Sends until two sweeps have started (one every 16 blocks of 20 ms), bounded; after every ten
+    // a block is sealed, so the transactions spread over the blocks the sweeps run between.
     while ((sweeps < 2 || hashes.length < 30) && hashes.length < 1000) {
       hashes.push(await wallet.sendTransaction({ to: RECIPIENT, value: 1n, nonce: hashes.length }))
-      if (hashes.length % 10 === 0) await new Promise((r) => setTimeout(r, 30))
+      if (hashes.length % 10 === 0) {
+        const head = node.node.blockNumber()
+        await until(() => node.node.blockNumber() > head, 5000, 'a block')
+      }
     }
     expect(sweeps).toBeGreaterThanOrEqual(2)
     for (const hash of hashes) expect((await node.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')

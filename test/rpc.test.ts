@@ -118,9 +118,31 @@ describe('JSON-RPC envelope', () => {
   })
 
   it('serves fee methods viem uses', async () => {
-    const fees = await node.publicClient.estimateFeesPerGas()
-    expect(fees.maxFeePerGas).toBeGreaterThan(0n)
-    expect(await node.publicClient.getGasPrice()).toBeGreaterThan(0n)
+    // Gas price = the pending block's base fee + the suggested 1 gwei tip; viem's EIP-1559
+    // estimate = 1.2 × that base fee + the tip. A block sealed between the reads changes the
+    // base fee: read again until the pending block is the same before and after.
+    const tip = 1_000_000_000n
+    const pendingBlock = async () => {
+      const { number, baseFeePerGas } = (await node.rpc('eth_getBlockByNumber', ['pending', false])).result
+      return { number: BigInt(number), baseFee: BigInt(baseFeePerGas) }
+    }
+    const read = async () => ({
+      latest: await node.publicClient.getBlockNumber({ cacheTime: 0 }),
+      before: await pendingBlock(),
+      gasPrice: await node.publicClient.getGasPrice(),
+      fees: await node.publicClient.estimateFeesPerGas(),
+      after: await pendingBlock(),
+    })
+    // The pending block open on top of the head, unchanged across the reads.
+    const settled = (r: Awaited<ReturnType<typeof read>>) =>
+      r.before.number === r.latest + 1n && r.after.number === r.before.number
+    let reads = await read()
+    for (let attempt = 0; attempt < 20 && !settled(reads); attempt++) reads = await read()
+    expect(reads.before.number).toBe(reads.latest + 1n)
+    expect(reads.after).toEqual(reads.before)
+    expect(reads.gasPrice).toBe(reads.before.baseFee + tip)
+    expect(reads.fees.maxPriorityFeePerGas).toBe(tip)
+    expect(reads.fees.maxFeePerGas).toBe((reads.before.baseFee * 12n) / 10n + tip)
     const history = await node.publicClient.getFeeHistory({ blockCount: 4, rewardPercentiles: [25, 75] })
     expect(history.baseFeePerGas.length).toBe(history.gasUsedRatio.length + 1)
     expect(history.reward?.[0]).toHaveLength(2)
@@ -157,10 +179,23 @@ describe('JSON-RPC envelope', () => {
   it('serves logs, block receipts and transaction counts', async () => {
     const hash = await node.wallet(4).sendTransaction({ to: node.accounts[5].address, value: 5n })
     const receipt = await waitForReceipt(node, hash)
+    // The only transaction of this node: its block, pre-confirmed or sealed by now, holds just it.
     const receipts = await node.rpc('eth_getBlockReceipts', [toHex(receipt.blockNumber)])
-    expect(receipts.result.map((r: { transactionHash: string }) => r.transactionHash)).toContain(hash)
-    const count = await node.rpc('eth_getBlockTransactionCountByNumber', ['pending'])
-    expect(Number(count.result)).toBeGreaterThanOrEqual(0)
+    expect(receipts.result.map((r: { transactionHash: string }) => r.transactionHash)).toEqual([hash])
+    expect((await node.rpc('eth_getBlockTransactionCountByNumber', [toHex(receipt.blockNumber)])).result).toBe('0x1')
+    // At "pending": the open block's count, 1 while it is the transaction's block, 0 once that
+    // block is sealed. Read until the pending block is the same before and after the count.
+    for (let attempt = 0; ; attempt++) {
+      const before = (await node.rpc('eth_getBlockByNumber', ['pending', false])).result
+      const count = (await node.rpc('eth_getBlockTransactionCountByNumber', ['pending'])).result
+      const after = (await node.rpc('eth_getBlockByNumber', ['pending', false])).result
+      if (before.number !== after.number && attempt < 20) continue
+      expect(after.number).toBe(before.number)
+      const expected = BigInt(before.number) === receipt.blockNumber ? [hash] : []
+      expect(before.transactions).toEqual(expected)
+      expect(count).toBe(toHex(expected.length))
+      break
+    }
     expect(await node.publicClient.getTransactionCount({ address: node.accounts[4].address, blockTag: 'pending' })).toBe(1)
   })
 })

@@ -5,15 +5,14 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { type Address, createTestClient, encodeFunctionData, type Hex, http, parseEther, parseGwei } from 'viem'
+import { type Address, encodeFunctionData, type Hex, parseEther, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startNode } from '../src/index.js'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
-import { sleep, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { seededRandom, sleep, startTestNode, type TestNode, testClient, testSeed, until, waitForReceipt } from './helpers.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
-const testClient = (node: TestNode) => createTestClient({ mode: 'anvil', chain: node.chain, transport: http(node.rpcUrl) })
 const QUIET = { blockTime: 3_600_000, preconfInterval: 10 }
 
 let dir: string
@@ -141,17 +140,15 @@ describe('state file', () => {
       expect(node.node.dev.stateFile).toBe(file)
       const test = testClient(node)
       await test.mine({ blocks: 1 })
-      await sleep(100)
+      await sleep(100) // negative wait: no write after one block
       expect(await savedNumber()).toBeUndefined()
       await test.mine({ blocks: 1 })
-      for (let i = 0; i < 100 && (await savedNumber()) !== '0x2'; i++) await sleep(10)
+      await until(async () => (await savedNumber()) === '0x2', 5000, 'the write after block 2')
+      await test.mine({ blocks: 1 })
+      await sleep(100) // negative wait: no write after block 3
       expect(await savedNumber()).toBe('0x2')
       await test.mine({ blocks: 1 })
-      await sleep(100)
-      expect(await savedNumber()).toBe('0x2')
-      await test.mine({ blocks: 1 })
-      for (let i = 0; i < 100 && (await savedNumber()) !== '0x4'; i++) await sleep(10)
-      expect(await savedNumber()).toBe('0x4')
+      await until(async () => (await savedNumber()) === '0x4', 5000, 'the write after block 4')
       await test.mine({ blocks: 1 })
     } finally {
       await node.stop()
@@ -239,6 +236,9 @@ describe('state file', () => {
     let lastHead = 0n
     let interrupted = 0
     const iterations = 15
+    // Each kill lands at a random moment; the delays replay from the printed seed.
+    const fuzzSeed = testSeed('SIGKILL fuzz')
+    const random = seededRandom(fuzzSeed)
     for (let i = 0; i < iterations; i++) {
       const child = spawnStart([
         '--json',
@@ -259,7 +259,7 @@ describe('state file', () => {
         expect(head).toBeGreaterThanOrEqual(lastHead)
         lastHead = head
         await rpc('eth_sendTransaction', [{ from: ready.accounts[0].address, to: ready.accounts[1].address, value: '0x1' }])
-        await sleep(50 + Math.floor(Math.random() * 400))
+        await sleep(50 + Math.floor(random() * 400)) // the kill's random moment, not a wait for anything
         child.kill('SIGKILL')
         await new Promise((res) => child.on('exit', res))
         interrupted += (await readdir(dir)).filter((name) => name.startsWith('.killed.json.')).length
@@ -278,7 +278,9 @@ describe('state file', () => {
       await last.stop()
     }
     // How many kills caught a write in progress (their temporary file left behind, cleaned at the next start).
-    console.log(`state file: ${size} bytes, ${iterations} kills, ${interrupted} inside a write, head ${lastHead}`)
+    console.log(
+      `state file: ${size} bytes, ${iterations} kills, ${interrupted} inside a write, head ${lastHead}, seed ${fuzzSeed}`,
+    )
   })
 })
 

@@ -1,47 +1,16 @@
 // eth_subscribe over WebSocket with viem's webSocket transport: every kind delivers exactly the new
 // items, once each and in order, across several sealed blocks; unsubscribe and disconnects clean up.
-import {
-  type Address,
-  concat,
-  createPublicClient,
-  type Hex,
-  keccak256,
-  numberToHex,
-  type PublicClient,
-  toHex,
-  webSocket,
-} from 'viem'
+import { type Address, createPublicClient, type Hex, keccak256, numberToHex, type PublicClient, toHex, webSocket } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { sleep, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { emitterInitCode, PING, startTestNode, type TestNode, until, waitForSealed } from './helpers.js'
 
-/** keccak("Ping(address,bytes)"): the emitter's LOG2 topic0. */
-const PING = keccak256(toHex('Ping(address,bytes)'))
-
-/** Init code of a contract that logs LOG2(calldata, PING, caller) on every call. */
-function emitterInitCode(): Hex {
-  // CALLDATASIZE PUSH0 PUSH0 CALLDATACOPY CALLER PUSH32 PING CALLDATASIZE PUSH0 LOG2 STOP
-  const runtime = concat(['0x365f5f37337f', PING, '0x365fa200'])
-  const size = (runtime.length - 2) / 2
-  // PUSH1 size DUP1 PUSH1 9 PUSH0 CODECOPY PUSH0 RETURN, then the runtime.
-  return concat([`0x60${size.toString(16).padStart(2, '0')}8060095f395ff3`, runtime])
-}
-
-async function until(check: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
-}
-
-/** The receipt once the block holding the transaction is sealed (a real block hash). */
-async function waitForSealed(node: TestNode, hash: Hex) {
-  for (;;) {
-    const receipt = await waitForReceipt(node, hash)
-    if (receipt.blockHash !== `0x${'0'.repeat(64)}`) return receipt
-    await sleep(20)
-  }
+/** The ids of the subscriptions the node has confirmed to viem's WebSocket client. */
+async function confirmedSubscriptions(client: PublicClient): Promise<Map<string, unknown>> {
+  const socket = await (
+    client.transport as unknown as { getRpcClient(): Promise<{ subscriptions: Map<string, unknown> }> }
+  ).getRpcClient()
+  return socket.subscriptions
 }
 
 describe('eth_subscribe over WebSocket', () => {
@@ -217,17 +186,26 @@ describe('eth_subscribe over WebSocket', () => {
     expect((await again.unsubscribe()).result).toBe(true)
     expect((await again.unsubscribe()).result).toBe(false)
     const counts = Object.fromEntries(Object.entries(got).map(([k, v]) => [k, v.length]))
-    await wallet.sendTransaction({ to: emitter, data: '0x01' })
-    await sleep(500)
+    // Once the block holding a new transaction is sealed, the node has announced it in every
+    // form; a request answered afterwards on the same connection comes after any notification
+    // the node would have sent.
+    await waitForSealed(node, await wallet.sendTransaction({ to: emitter, data: '0x01' }))
+    await client.getBlockNumber({ cacheTime: 0 })
     expect(Object.fromEntries(Object.entries(got).map(([k, v]) => [k, v.length]))).toEqual(counts)
   })
 
   it("feeds viem's watchBlocks and watchEvent", async () => {
+    const blockListeners = node.node.events.listenerCount('block')
+    const subscriptions = await confirmedSubscriptions(client)
+    const before = subscriptions.size
     const blocks: bigint[] = []
     const logs: Hex[] = []
     const unwatchBlocks = client.watchBlocks({ onBlock: (b) => blocks.push(b.number as bigint) })
     const unwatchEvent = client.watchEvent({ address: emitter, onLogs: (l) => logs.push(...l.map((x) => x.transactionHash)) })
-    await sleep(100)
+    // The node has answered both eth_subscribe calls with their ids: it has registered them. Both
+    // kinds (newHeads, logs) feed on the node's "block" event, through one listener.
+    await until(() => subscriptions.size === before + 2, 5000, 'both subscriptions')
+    expect(node.node.events.listenerCount('block')).toBe(blockListeners + 1)
     const wallet = node.wallet(3)
     const sent = [
       await wallet.sendTransaction({ to: emitter, data: '0xaa' }),

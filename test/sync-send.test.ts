@@ -6,7 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { pcnodeChain } from '../src/index.js'
-import { startTestNode, type TestNode } from './helpers.js'
+import { startTestNode, type TestNode, until } from './helpers.js'
 
 const GWEI = 1_000_000_000n
 
@@ -170,8 +170,11 @@ describe('eth_sendRawTransactionSync without mining', () => {
     const first = await signTransfer(node, 0, 0, parseEther('0.9'), key)
     const second = await signTransfer(node, 0, 1, parseEther('0.9'), key)
     expect((await node.rpc('eth_sendRawTransaction', [first])).result).toMatch(/^0x/)
+    // The sync call waits on the node's "dropped" event: mine only once its waiter listens.
+    const events = node.node.events
+    const droppedListeners = events.listenerCount('dropped')
     const answer = node.rpc('eth_sendRawTransactionSync', [second, 5000])
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await until(() => events.listenerCount('dropped') === droppedListeners + 1, 5000, 'the sync waiter')
     const t0 = performance.now()
     await node.node.mine()
     const { error } = await answer

@@ -1,0 +1,130 @@
+// The hand-written Merkle-Patricia root builder against the reference trie (@ethereumjs/mpt) on
+// random key/value sets: the same root, and onNode yields exactly the nodes the reference trie
+// stores by hash. Seeded: a failure prints its seed and case, and PCNODE_TEST_SEED replays it.
+import { createMPT } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
+import { bytesToHex } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { describe, expect, it } from 'vitest'
+import { orderedTrieRoot, trieRoot } from '../src/node/engine/trie.js'
+import { seededRandom, testSeed } from './helpers.js'
+
+const keccak = (data: Uint8Array) => keccak_256(data)
+
+type Entry = [Uint8Array, Uint8Array]
+
+/** Root of the reference trie after putting every entry, and the nodes reachable from it by hash. */
+async function reference(entries: Entry[]): Promise<{ root: Uint8Array; nodes: Map<string, string> }> {
+  const trie = await createMPT()
+  for (const [key, value] of entries) await trie.put(key, value)
+  const root = trie.root()
+  const nodes = new Map<string, string>()
+  if (entries.length === 0) return { root, nodes }
+  // The store also keeps nodes that later puts replaced: walk from the root instead.
+  const visit = async (hash: Uint8Array) => {
+    const encoded = await trie.database().get(hash)
+    if (!(encoded instanceof Uint8Array)) throw new Error(`reference trie lacks node ${bytesToHex(hash)}`)
+    nodes.set(bytesToHex(hash), bytesToHex(encoded))
+    for (const child of children(RLP.decode(encoded) as Nested)) await visit(child)
+  }
+  await visit(root)
+  return { root, nodes }
+}
+
+type Nested = Uint8Array | Nested[]
+
+/** Hash references of a decoded node (embedded nodes are under 32 bytes, so they hold none). */
+function children(node: Nested): Uint8Array[] {
+  if (!Array.isArray(node)) return []
+  const isRef = (item: Nested): item is Uint8Array => item instanceof Uint8Array && item.length === 32
+  if (node.length === 17) return node.slice(0, 16).filter(isRef)
+  const path = node[0] as Uint8Array
+  const isLeaf = path[0] >> 4 >= 2
+  return !isLeaf && isRef(node[1]) ? [node[1]] : []
+}
+
+function ours(entries: Entry[]): { root: Uint8Array; nodes: Map<string, string>; last?: string } {
+  const nodes = new Map<string, string>()
+  let last: string | undefined
+  const root = trieRoot(entries, keccak, (hash, encoded) => {
+    expect(bytesToHex(hash)).toBe(bytesToHex(keccak(encoded)))
+    nodes.set((last = bytesToHex(hash)), bytesToHex(encoded))
+  })
+  return { root, nodes, last }
+}
+
+/** Random key/value sets of many shapes; keys unique within a set, values never empty. */
+function generator(random: () => number) {
+  const int = (n: number) => Math.floor(random() * n)
+  const bytes = (n: number) => Uint8Array.from({ length: n }, () => int(256))
+  // Values around the 32-byte line where nodes stop being embedded in their parent.
+  const value = () => {
+    const r = random()
+    return bytes(r < 0.4 ? 1 + int(8) : r < 0.7 ? 24 + int(16) : r < 0.9 ? 33 + int(64) : 100 + int(200))
+  }
+  const shapes: Array<() => Uint8Array> = [
+    () => bytes(32), // hashed keys, as the state and storage tries use
+    () => bytes(1 + int(40)), // any length
+    () => bytes(1 + int(3)), // short: dense shared prefixes and keys that are prefixes of others
+    () => Uint8Array.from({ length: 1 + int(6) }, () => int(3) * 17), // few distinct nibbles: long shared runs
+  ]
+  return (count: number): Entry[] => {
+    const prefix = bytes(int(5))
+    const withPrefix = random() < 0.5
+    const shape = shapes[int(shapes.length)]
+    const byKey = new Map<string, Entry>()
+    for (let attempts = 0; byKey.size < count && attempts < count * 20; attempts++) {
+      let key = shape()
+      if (withPrefix) key = Uint8Array.from([...prefix, ...key])
+      // Now and then a key that extends one already in the set.
+      const existing = [...byKey.values()]
+      if (existing.length > 0 && random() < 0.15)
+        key = Uint8Array.from([...existing[int(existing.length)][0], ...bytes(1 + int(2))])
+      byKey.set(bytesToHex(key), [key, value()])
+    }
+    return [...byKey.values()]
+  }
+}
+
+describe('trieRoot and orderedTrieRoot (src/node/trie.ts) against @ethereumjs/mpt', () => {
+  it('the same root, and the same stored nodes, for random key/value sets', async () => {
+    const seed = testSeed('trie property')
+    const random = seededRandom(seed)
+    const entriesOf = generator(random)
+    const sizes = [0, 1, 1, 1, 2, 2, 3]
+    for (let i = 0; i < 300; i++) {
+      const count = i < sizes.length ? sizes[i] : random() < 0.6 ? 2 + Math.floor(random() * 10) : Math.floor(random() * 120)
+      const entries = entriesOf(count)
+      const what = `seed ${seed}, case ${i}: ${entries.length} entries, keys ${entries.map(([k]) => bytesToHex(k)).join(' ')}`
+      const expected = await reference(entries)
+      // Any order of the same set gives the same trie.
+      const shuffled = [...entries]
+      for (let j = shuffled.length - 1; j > 0; j--) {
+        const k = Math.floor(random() * (j + 1))
+        ;[shuffled[j], shuffled[k]] = [shuffled[k], shuffled[j]]
+      }
+      const got = ours(shuffled)
+      expect(bytesToHex(got.root), what).toBe(bytesToHex(expected.root))
+      if (entries.length > 0) {
+        expect(got.last, what).toBe(bytesToHex(got.root)) // the root is announced last
+        expect(got.nodes, what).toEqual(expected.nodes)
+      }
+    }
+  })
+
+  it('the same roots for lists (keys RLP(index)) up to past the one-byte index encodings', async () => {
+    const seed = testSeed('ordered trie property')
+    const random = seededRandom(seed)
+    const lengths = [0, 1, 2, 16, 17, 127, 128, 129, 300]
+    for (let i = 0; i < 60; i++) {
+      const length = i < lengths.length ? lengths[i] : Math.floor(random() * 300)
+      const values = Array.from({ length }, () =>
+        Uint8Array.from({ length: 1 + Math.floor(random() * (random() < 0.5 ? 20 : 200)) }, () => Math.floor(random() * 256)),
+      )
+      const expected = await reference(values.map((v, index) => [RLP.encode(index), v]))
+      expect(bytesToHex(orderedTrieRoot(values, keccak)), `seed ${seed}, case ${i}: ${length} values`).toBe(
+        bytesToHex(expected.root),
+      )
+    }
+  })
+})
