@@ -33,7 +33,8 @@ export interface StartedNode {
  */
 export async function startNode(options: NodeOptions = {}): Promise<StartedNode> {
   const resolved = resolveOptions(options)
-  const log = resolved.silent ? () => {} : (resolved.logger ?? ((line: string) => console.log(line)))
+  // Internal errors (a bug in pcnode, never the caller's input) are logged whatever `silent` says.
+  const logError = resolved.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
   const backend = (async () => {
     const [{ DevNode }, { methodTable }] = await Promise.all([import('./node/node.js'), import('./rpc/methods/index.js')])
     const node = await DevNode.create(resolved)
@@ -43,7 +44,7 @@ export async function startNode(options: NodeOptions = {}): Promise<StartedNode>
   const dispatcher = new Dispatcher(
     metaMethods(resolved.chainId),
     backend.then((b) => b.table),
-    log,
+    logError,
   )
   const server = await startRpcServer(dispatcher, resolved.host, resolved.port)
   let node: DevNode

@@ -147,21 +147,14 @@ async function runStart(flags: StartFlags): Promise<void> {
     const { startNode } = await import('../index.js')
     started = await startNode(options)
   } catch (error) {
-    const message = (error as Error).message
-    spinner?.fail(`pcnode failed to start: ${message}`)
-    if (!spinner) console.error(`pcnode failed to start: ${message}`)
-    process.exitCode = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? 98 : 1
-    return
+    failStart(spinner, error, (error as NodeJS.ErrnoException).code === 'EADDRINUSE')
   }
   let app: RunningApp | undefined
   try {
     app = await startAppForNode(flags, started, (line) => console.error(line))
   } catch (error) {
     await started.stop().catch(() => {})
-    spinner?.fail(`pcnode failed to start: ${(error as Error).message}`)
-    if (!spinner) console.error(`pcnode failed to start: ${(error as Error).message}`)
-    process.exitCode = error instanceof AppStartError && error.code === 'EADDRINUSE' ? 98 : 1
-    return
+    failStart(spinner, error, error instanceof AppStartError && error.code === 'EADDRINUSE')
   }
   spinner?.succeed(`pcnode listening on ${started.rpcUrl}`)
   if (flags.json) {
@@ -192,6 +185,18 @@ async function runStart(flags: StartFlags): Promise<void> {
   }
   process.once('SIGINT', () => void stop('SIGINT'))
   process.once('SIGTERM', () => void stop('SIGTERM'))
+}
+
+/**
+ * Says why the start failed and exits at once: whatever the half-started node still holds (a
+ * timer, the engine loading) must not keep the process alive. 98 when the port is taken (as
+ * EADDRINUSE is errno 98 on Linux), 1 otherwise.
+ */
+function failStart(spinner: { fail(text: string): unknown } | undefined, error: unknown, portInUse: boolean): never {
+  const message = `pcnode failed to start: ${(error as Error).message}`
+  if (spinner) spinner.fail(message)
+  else console.error(message)
+  process.exit(portInUse ? 98 : 1)
 }
 
 function banner(

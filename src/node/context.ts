@@ -6,6 +6,7 @@ import type { Cheats } from './dev/cheats.js'
 import type { DevClock } from './dev/time.js'
 import type { Engine } from './engine/index.js'
 import type { NodeEvents } from './events.js'
+import type { PreconfHints } from './hints.js'
 import type { ResolvedOptions } from './options.js'
 import type { TxPool } from './pool/pool.js'
 import type { ChainProfile } from './profile.js'
@@ -23,6 +24,8 @@ export interface NodeContext {
   readonly sequencer: Sequencer
   /** Block time as dev methods move it (evm_increaseTime, evm_setNextBlockTimestamp). */
   readonly clock: DevClock
+  /** Explains reads and sends that trip on pre-confirmations (hints.ts). */
+  readonly hints: PreconfHints
   /** Impersonated senders (anvil_impersonateAccount). */
   readonly cheats: Cheats
   /** Where the node's log lines go (nowhere in silent mode). */

@@ -55,7 +55,7 @@ export function feeHistory(
   if (percentiles) out.reward = []
   const maxBlobGas = engine.maxBlobGasPerBlock()
   for (let n = first; n <= lastNumber; n++) {
-    const block = chain.resolve({ number: n })
+    const block = n === lastNumber ? last : chain.resolve({ number: n })
     const h = block.header
     out.baseFeePerGas.push(h.baseFeePerGas)
     out.gasUsedRatio.push(h.gasLimit > 0n ? Number(h.gasUsed) / Number(h.gasLimit) : 0)

@@ -10,13 +10,15 @@ import { fill } from './dev/blocks.js'
 import { Cheats } from './dev/cheats.js'
 import { DevControl } from './dev/control.js'
 import { DevClock } from './dev/time.js'
-import { Engine, type ExecView, encodeReceipt } from './engine/index.js'
+import { type AccountProof, Engine, type ExecView, encodeReceipt } from './engine/index.js'
 import { NodeEvents } from './events.js'
+import { type AccessListResult, createAccessList } from './execution/access-list.js'
 import { callEnv, callGasCap, hasFee, refusalError, runReverted, throwFailure } from './execution/call.js'
 import { estimateGas } from './execution/estimate.js'
 import { checkSimulateInput, type SimulatedBlock, type SimulateInput, simulate } from './execution/simulate/index.js'
 import { type FeeHistory, feeHistory, SUGGESTED_TIP } from './fees.js'
 import { writeGenesis } from './genesis/genesis.js'
+import { PreconfHints } from './hints.js'
 import { type NodeOptions, type ResolvedOptions, resolveOptions } from './options.js'
 import { Admission } from './pool/admission.js'
 import { TxPool } from './pool/pool.js'
@@ -38,6 +40,8 @@ import type {
 } from './types.js'
 
 export type { FeeHistory }
+
+const toHex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
 
 export class DevNode {
   readonly events: NodeEvents
@@ -99,6 +103,7 @@ export class DevNode {
       producer,
       sequencer,
       clock: new DevClock(),
+      hints: new PreconfHints(chain, log),
       cheats: new Cheats(),
       log,
       logError,
@@ -166,27 +171,100 @@ export class DevNode {
     return this.engine.queue.run(async () => fn(await this.viewFor(block), block))
   }
 
+  /**
+   * A state read of `account` at `ref`; when it reads `latest` while pre-confirmed transactions
+   * wait to be sealed, compared once with `pending` and explained if they differ (hints.ts).
+   */
+  private async readAccount<T>(
+    method: string,
+    account: Uint8Array,
+    ref: BlockRef,
+    fn: (view: ExecView) => Promise<T>,
+    show: (value: T) => string,
+  ): Promise<T> {
+    const value = await this.read(ref, fn)
+    if (this.ctx.hints.shouldCheck(ref, account, method)) {
+      const pending = await this.read({ tag: 'pending' }, fn)
+      if (show(pending) !== show(value)) this.ctx.hints.readDiffers(method, account, show(value), show(pending))
+    }
+    return value
+  }
+
   getBalance(address: Uint8Array, ref: BlockRef): Promise<bigint> {
-    return this.read(ref, (view) => view.balance(address))
+    return this.readAccount('eth_getBalance', address, ref, (view) => view.balance(address), String)
   }
 
   /** At "pending", counts pooled transactions too (geth's semantics), so back-to-back sends work. */
   async getTransactionCount(address: Uint8Array, ref: BlockRef): Promise<bigint> {
-    const nonce = await this.read(ref, (view) => view.nonce(address))
+    const nonce = await this.readAccount('eth_getTransactionCount', address, ref, (view) => view.nonce(address), String)
     return 'tag' in ref && ref.tag === 'pending' ? this.pool.pendingNonce(address, nonce) : nonce
   }
 
   getCode(address: Uint8Array, ref: BlockRef): Promise<Uint8Array> {
-    return this.read(ref, (view) => view.code(address))
+    return this.readAccount(
+      'eth_getCode',
+      address,
+      ref,
+      (view) => view.code(address),
+      (code) => `${code.length} bytes of code`,
+    )
   }
 
   getStorageAt(address: Uint8Array, slot: Uint8Array, ref: BlockRef): Promise<Uint8Array> {
-    return this.read(ref, (view) => view.storage(address, slot))
+    return this.readAccount('eth_getStorageAt', address, ref, (view) => view.storage(address, slot), toHex)
+  }
+
+  /**
+   * Runs `run` at `ref`; when it reads `latest` while pre-confirmed transactions wait (and no
+   * override shapes the call), also once at `pending`, explaining a different outcome (hints.ts).
+   */
+  private async compared<T>(
+    method: string,
+    req: CallRequest,
+    ref: BlockRef,
+    plain: boolean,
+    run: (ref: BlockRef) => Promise<T>,
+    show: (value: T) => string,
+  ): Promise<T> {
+    const settle = (p: Promise<T>) =>
+      p.then(
+        (value) => ({ value, text: show(value) }),
+        (error: Error) => ({ error, text: `fails (${error.message})` }),
+      )
+    const outcome = await settle(run(ref))
+    const sender = req.from ?? new Uint8Array(20)
+    if (plain && this.ctx.hints.shouldCheck(ref, sender, method, req.to)) {
+      const pending = await settle(run({ tag: 'pending' }))
+      if (pending.text !== outcome.text) this.ctx.hints.executionDiffers(method, sender, outcome.text, pending.text)
+    }
+    if ('error' in outcome) throw outcome.error
+    return outcome.value
+  }
+
+  /** eth_getProof: the account's and the slots' Merkle proofs in the state at `ref`. */
+  getProof(address: Uint8Array, slots: Uint8Array[], ref: BlockRef): Promise<AccountProof> {
+    return this.read(ref, (view) => view.proof(address, slots))
   }
 
   // --- execution ----------------------------------------------------------------------------
 
-  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, blockOverrides?: BlockOverrides): Promise<Uint8Array> {
+  call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, blockOverrides?: BlockOverrides): Promise<Uint8Array> {
+    return this.compared(
+      'eth_call',
+      req,
+      ref,
+      !overrides && !blockOverrides,
+      (at) => this.callAt(req, at, overrides, blockOverrides),
+      (data) => `returns ${data.length > 64 ? `${toHex(data.subarray(0, 32))}…` : toHex(data)}`,
+    )
+  }
+
+  private callAt(
+    req: CallRequest,
+    ref: BlockRef,
+    overrides?: StateOverrides,
+    blockOverrides?: BlockOverrides,
+  ): Promise<Uint8Array> {
     return this.read(ref, async (view, block) => {
       const { engine } = this
       const payFees = hasFee(req)
@@ -204,7 +282,7 @@ export class DevNode {
       try {
         const callReq = feeFloor ? { ...req, maxFeePerGas: feeFloor } : req
         const outcome = await runReverted(view, env, callReq, gas, nonce, { validateBalance: feeFloor === undefined, overrides })
-        if (outcome.failure) throwFailure(outcome.failure, this.profile.revertCode)
+        if (outcome.failure) throwFailure(outcome.failure)
         return outcome.result.returnValue
       } catch (error) {
         throw refusalError(error)
@@ -212,7 +290,18 @@ export class DevNode {
     })
   }
 
-  async estimateGas(
+  estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, blockOverrides?: BlockOverrides): Promise<bigint> {
+    return this.compared(
+      'eth_estimateGas',
+      req,
+      ref,
+      !overrides && !blockOverrides,
+      (at) => this.estimateAt(req, at, overrides, blockOverrides),
+      (gas) => `needs ${gas} gas`,
+    )
+  }
+
+  private estimateAt(
     req: CallRequest,
     ref: BlockRef,
     overrides?: StateOverrides,
@@ -225,7 +314,33 @@ export class DevNode {
       // As geth under Osaka: a named gas above the EIP-7825 cap is searched from the cap down.
       const txCap = engine.txGasCap()
       const capped = txCap !== undefined && req.gas !== undefined && req.gas > txCap ? { ...req, gas: txCap } : req
-      return estimateGas({ view, env, req: capped, cap, overrides, revertCode: this.profile.revertCode })
+      return estimateGas({ view, env, req: capped, cap, overrides, revertCode: this.profile.estimateRevertCode })
+    })
+  }
+
+  /** eth_createAccessList: the accounts and slots the call touches, and its gas with them (geth's algorithm). */
+  async createAccessList(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<AccessListResult> {
+    return this.read(ref, async (view, block) => {
+      const { engine } = this
+      const payFees = hasFee(req)
+      const env = callEnv(engine, block.header, undefined, payFees)
+      const from = req.from ?? new Uint8Array(20)
+      const nonce = req.nonce ?? (await view.nonce(from))
+      const gas = req.gas ?? callGasCap(engine, env.header.gasLimit)
+      try {
+        return await createAccessList({
+          view,
+          env,
+          req,
+          gas,
+          nonce,
+          recipient: req.to ?? engine.contractAddress(from, nonce),
+          validateBalance: payFees,
+          overrides,
+        })
+      } catch (error) {
+        throw refusalError(error)
+      }
     })
   }
 

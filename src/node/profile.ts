@@ -9,8 +9,12 @@ export interface ChainProfile {
   readonly blockTime: number
   /** Default milliseconds between flashblocks (--preconf-interval overrides it). */
   readonly preconfInterval: number
-  /** JSON-RPC error code for a revert in eth_call / eth_estimateGas (the revert data goes in `data`). */
-  readonly revertCode: number
+  /**
+   * JSON-RPC error code for a revert in eth_estimateGas (the revert data goes in `data`). eth_call
+   * answers code 3 in every profile, as geth and reth (Base's node) do: viem decodes custom errors
+   * only from code 3 with data.
+   */
+  readonly estimateRevertCode: number
   /** The stateRoot an eth_simulateV1 block reports, given the way to compute the real one. */
   simulatedStateRoot(real: () => Promise<Uint8Array>): Promise<Uint8Array>
   /**
@@ -27,12 +31,12 @@ export interface ChainProfile {
 
 const ZERO_ROOT = new Uint8Array(32)
 
-/** Base (the default): 2 s blocks, 200 ms flashblocks, zero simulated stateRoot, reverts as -32000. */
+/** Base (the default): 2 s blocks, 200 ms flashblocks, zero simulated stateRoot, estimate reverts as -32000 (SPEC.md). */
 export const BASE_PROFILE: ChainProfile = {
   name: 'base',
   blockTime: 2000,
   preconfInterval: 200,
-  revertCode: -32000,
+  estimateRevertCode: -32000,
   simulatedStateRoot: async () => ZERO_ROOT,
   simulateOnCopy: false,
   oneMovePerTarget: true,
@@ -40,13 +44,13 @@ export const BASE_PROFILE: ChainProfile = {
 
 /**
  * Ethereum (geth): 12 s slots and no pre-confirmations (one flashblock per block), simulated blocks
- * with their real state root (and so the hash geth computes), reverts as code 3 with `data`.
+ * with their real state root (and so the hash geth computes), estimate reverts as code 3 with `data`.
  */
 export const ETHEREUM_PROFILE: ChainProfile = {
   name: 'ethereum',
   blockTime: 12_000,
   preconfInterval: 12_000,
-  revertCode: 3,
+  estimateRevertCode: 3,
   simulatedStateRoot: (real) => real(),
   simulateOnCopy: true,
   oneMovePerTarget: false,

@@ -34,7 +34,11 @@ export interface HeaderFields {
   transactionsRoot: Uint8Array
   receiptsRoot: Uint8Array
   logsBloom: Uint8Array
+  /** Proof-of-work difficulty: 0 after the merge. */
+  difficulty: bigint
   mixHash: Uint8Array
+  /** Proof-of-work nonce (8 bytes): zero after the merge. */
+  nonce: Uint8Array
   extraData: Uint8Array
   withdrawalsRoot: Uint8Array
   blobGasUsed: bigint
@@ -103,6 +107,8 @@ export interface IncludedTx {
 
 export interface BlockRecord {
   header: HeaderFields
+  /** Header fields the block's hardfork does not have (a block before London has no base fee…). */
+  absent?: ReadonlyArray<keyof HeaderFields>
   /** Zero-length until sealed. */
   hash: Uint8Array
   sealed: boolean

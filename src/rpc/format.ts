@@ -127,20 +127,18 @@ export function formatMatchedLog(m: MatchedLog): Record<string, unknown> {
 
 export function formatBlock(node: DevNode, block: BlockRecord, fullTransactions: boolean): Record<string, unknown> {
   const h = block.header
-  const out: Record<string, unknown> = {
-    hash: toData(node.blockHash(block)),
-    sha3Uncles: toData(EMPTY_UNCLES_HASH),
-    difficulty: '0x0',
-    nonce: '0x0000000000000000',
-  }
+  const out: Record<string, unknown> = { hash: toData(node.blockHash(block)), sha3Uncles: toData(EMPTY_UNCLES_HASH) }
+  // Fields the block's hardfork lacks are left out, as geth leaves them out.
+  const absent = block.absent
   for (const { name, kind, rpc } of HEADER_FIELDS) {
+    if (absent?.includes(name)) continue
     const value = h[name]
     out[rpc ?? name] = kind === 'quantity' ? toQuantity(value as bigint) : toData(value as Uint8Array)
   }
   out.size = toQuantity(block.size)
   out.uncles = []
   out.transactions = block.txs.map((t) => (fullTransactions ? formatIncludedTx(t) : toData(t.tx.hash)))
-  out.withdrawals = []
+  if (!absent?.includes('withdrawalsRoot')) out.withdrawals = []
   return out
 }
 

@@ -66,19 +66,21 @@ export function parseCallRequest(value: unknown, name = 'transaction'): CallRequ
   for (const key of Object.keys(value)) {
     if (!CALL_FIELDS.has(key)) throw invalidParams(`invalid argument ${name}: unknown field "${key}"`)
   }
-  const q = (key: string) =>
-    value[key] === undefined || value[key] === null ? undefined : parseQuantity(value[key], `${name}.${key}`)
+  // geth decodes gas and nonce as uint64 and the fee and value fields as uint256: larger numbers are
+  // refused while parsing, as geth's JSON decoding refuses them.
+  const q = (key: string, bits = 256) =>
+    value[key] === undefined || value[key] === null ? undefined : parseBoundedQuantity(value[key], `${name}.${key}`, bits)
   const a = (key: string) =>
     value[key] === undefined || value[key] === null ? undefined : parseAddress(value[key], `${name}.${key}`)
   const req: CallRequest = {
     from: a('from'),
     to: a('to'),
-    gas: q('gas'),
+    gas: q('gas', 64),
     gasPrice: q('gasPrice'),
     maxFeePerGas: q('maxFeePerGas'),
     maxPriorityFeePerGas: q('maxPriorityFeePerGas'),
     value: q('value'),
-    nonce: q('nonce'),
+    nonce: q('nonce', 64),
     maxFeePerBlobGas: q('maxFeePerBlobGas'),
   }
   const input = value.input ?? value.data
@@ -126,6 +128,13 @@ export function parseCallRequest(value: unknown, name = 'transaction'): CallRequ
   return req
 }
 
+/** A quantity of at most `bits` bits. */
+export function parseBoundedQuantity(value: unknown, name: string, bits: number): bigint {
+  const n = parseQuantity(value, name)
+  if (n >> BigInt(bits) !== 0n) throw invalidParams(`invalid argument ${name}: hex number > ${bits} bits`)
+  return n
+}
+
 export function parseStateOverrides(value: unknown, name = 'stateOverrides'): StateOverrides | undefined {
   if (value === undefined || value === null) return undefined
   if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected an object of address to account override`)
@@ -163,11 +172,13 @@ function parseStorage(value: unknown, name: string): Array<[Uint8Array, Uint8Arr
 export function parseBlockOverrides(value: unknown, name = 'blockOverrides'): BlockOverrides | undefined {
   if (value === undefined || value === null) return undefined
   if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected an object`)
-  const q = (key: string) => (value[key] == null ? undefined : parseQuantity(value[key], `${name}.${key}`))
+  // geth's types: number, base fees uint256; time, gas limit uint64 (ethereumjs' headers take uint64 numbers).
+  const q = (key: string, bits = 256) =>
+    value[key] == null ? undefined : parseBoundedQuantity(value[key], `${name}.${key}`, bits)
   const out: BlockOverrides = {
-    number: q('number'),
-    time: q('time'),
-    gasLimit: q('gasLimit'),
+    number: q('number', 64),
+    time: q('time', 64),
+    gasLimit: q('gasLimit', 64),
     baseFeePerGas: q('baseFeePerGas'),
     blobBaseFee: q('blobBaseFee'),
   }

@@ -1,7 +1,7 @@
 // The block history: sealed blocks by number and hash, the pending (pre-confirmed) block,
 // and the transaction index. In memory; ethereumjs objects are kept only for transactions.
 import { hexKey } from '../bytes.js'
-import { BlockNotFoundError, LimitExceededError, StateUnavailableError } from '../errors.js'
+import { BlockNotFoundError, InvalidParamsError, LimitExceededError, StateUnavailableError } from '../errors.js'
 import type { BlockRecord, BlockRef, IncludedTx, LogFilter, MatchedLog } from '../types.js'
 
 /** Most logs one eth_getLogs answers (reth's and geth's default). */
@@ -99,7 +99,8 @@ export class Chain {
       }
     }
     if ('number' in ref) {
-      if (this.pending && ref.number === this.pending.header.number) return this.pending
+      // Sealed blocks only: the pre-confirmed block is reached through the "pending" tag, as on
+      // geth and Base (a client waiting for block N must not see it before it is sealed).
       const block = ref.number >= 0n && ref.number < BigInt(this.blocks.length) ? this.blocks[Number(ref.number)] : undefined
       if (!block) throw new BlockNotFoundError()
       return block
@@ -118,15 +119,23 @@ export class Chain {
     }
   }
 
+  /** A log range's end: numbers past the sealed head are refused (geth's text and code). */
+  private rangeEnd(ref: BlockRef | undefined): bigint {
+    if (ref && 'number' in ref && ref.number > this.head.header.number) {
+      throw new InvalidParamsError('block range extends beyond current head block')
+    }
+    return this.resolve(ref ?? { tag: 'latest' }).header.number
+  }
+
   /** Logs matching a filter, in chain order; the pending block's logs when the range reaches it. */
   logs(filter: LogFilter, limit = MAX_LOGS): MatchedLog[] {
     let range: BlockRecord[]
     if (filter.blockHash) {
       range = [this.resolve({ hash: filter.blockHash })]
     } else {
-      const from = this.resolve(filter.fromBlock ?? { tag: 'latest' }).header.number
-      const toRecord = this.resolve(filter.toBlock ?? { tag: 'latest' })
-      const to = toRecord.header.number
+      const from = this.rangeEnd(filter.fromBlock)
+      const to = this.rangeEnd(filter.toBlock)
+      if (from > to) throw new InvalidParamsError('invalid block range params')
       range = []
       for (let n = from; n <= to; n++) {
         const block = this.pending && n === this.pending.header.number ? this.pending : this.blocks[Number(n)]

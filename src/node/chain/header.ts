@@ -13,9 +13,11 @@ export interface HeaderFieldSpec {
   size?: number
   /** The field's name in JSON-RPC block objects (geth's), where it differs. */
   rpc?: string
+  /** Added after state-file version 1 was written: a file without it means the neutral value. */
+  optional?: boolean
 }
 
-/** In the header's RLP order (Yellow Paper, EIP-1559, 4895, 4844, 4788, 7685). */
+/** In the header's RLP order (Yellow Paper, EIP-1559, 4895, 4844, 4788, 7685; ommers hash left out: always empty). */
 export const HEADER_FIELDS: readonly HeaderFieldSpec[] = [
   { name: 'parentHash', kind: 'bytes', size: 32 },
   { name: 'coinbase', kind: 'bytes', size: 20, rpc: 'miner' },
@@ -23,12 +25,14 @@ export const HEADER_FIELDS: readonly HeaderFieldSpec[] = [
   { name: 'transactionsRoot', kind: 'bytes', size: 32 },
   { name: 'receiptsRoot', kind: 'bytes', size: 32 },
   { name: 'logsBloom', kind: 'bytes', size: 256 },
+  { name: 'difficulty', kind: 'quantity', optional: true },
   { name: 'number', kind: 'quantity' },
   { name: 'gasLimit', kind: 'quantity' },
   { name: 'gasUsed', kind: 'quantity' },
   { name: 'timestamp', kind: 'quantity' },
   { name: 'extraData', kind: 'bytes' },
   { name: 'mixHash', kind: 'bytes', size: 32 },
+  { name: 'nonce', kind: 'bytes', size: 8, optional: true },
   { name: 'baseFeePerGas', kind: 'quantity' },
   { name: 'withdrawalsRoot', kind: 'bytes', size: 32 },
   { name: 'blobGasUsed', kind: 'quantity' },
@@ -67,7 +71,9 @@ export function emptyHeader(fields: Partial<HeaderFields> = {}): HeaderFields {
     transactionsRoot: EMPTY_TRIE_ROOT,
     receiptsRoot: EMPTY_TRIE_ROOT,
     logsBloom: new Uint8Array(256),
+    difficulty: 0n,
     mixHash: new Uint8Array(32),
+    nonce: new Uint8Array(8),
     extraData: new Uint8Array(),
     withdrawalsRoot: EMPTY_TRIE_ROOT,
     blobGasUsed: 0n,

@@ -39,8 +39,16 @@ export async function fill(ctx: NodeContext): Promise<void> {
   }
 }
 
-/** hardhat's rule: a new block's timestamp must pass the head's. */
+/** A header's timestamp is a uint64; anvil refuses 2^64-1 and above with this text (-32602). */
+const MAX_TIMESTAMP = 2n ** 64n - 1n
+
+export function checkTimestampRange(timestamp: bigint): void {
+  if (timestamp >= MAX_TIMESTAMP) throw new InvalidParamsError('The timestamp is too big')
+}
+
+/** hardhat's rule: a new block's timestamp must pass the head's (and fit a header). */
 export function checkTimestamp(ctx: NodeContext, timestamp: bigint): void {
+  checkTimestampRange(timestamp)
   const head = ctx.chain.head.header.timestamp
   if (timestamp <= head) {
     throw new NodeError(`Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${head}`)
@@ -56,6 +64,9 @@ export async function mine(ctx: NodeContext, blocks: bigint, interval: bigint, t
   if (blocks > MAX_MINE_BLOCKS) throw new InvalidParamsError(`at most ${MAX_MINE_BLOCKS} blocks per call`)
   const { chain, producer, clock, sequencer } = ctx
   if (timestamp !== undefined) checkTimestamp(ctx, timestamp)
+  // The last block's timestamp must fit a header too.
+  const first = timestamp ?? clock.nextTimestamp ?? producer.nextHeaderFields().timestamp
+  checkTimestampRange(first + (blocks - 1n) * (interval > 0n ? interval : 1n))
   let ts = timestamp ?? clock.nextTimestamp
   clock.nextTimestamp = undefined
   for (let i = 0n; i < blocks; i++) {

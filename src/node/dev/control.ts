@@ -6,7 +6,7 @@ import type { NodeContext } from '../context.js'
 import type { Admission } from '../pool/admission.js'
 import type { Persistence } from '../storage/persistence.js'
 import type { CallRequest } from '../types.js'
-import { checkTimestamp, dropTransaction, mine, reopen } from './blocks.js'
+import { checkTimestamp, checkTimestampRange, dropTransaction, mine, reopen } from './blocks.js'
 import { editState } from './edits.js'
 import { Mining } from './mining.js'
 import { Snapshots } from './snapshots.js'
@@ -83,6 +83,7 @@ export class DevControl {
   increaseTime(seconds: bigint): Promise<bigint> {
     const { clock, chain } = this.ctx
     return this.run(async () => {
+      checkTimestampRange(clock.now() + seconds)
       clock.offset += seconds
       // The open block was stamped with the old time; the next block is this one.
       if (chain.pending) await reopen(this.ctx, clock.nextTimestamp)

@@ -11,7 +11,7 @@ import { effectiveGasPrice } from '../fees.js'
 import type { BlockRecord, IncludedTx } from '../types.js'
 import type { Engine } from './engine.js'
 import { writeGenesisFileState } from './genesis-file.js'
-import { headerFieldsOf } from './header.js'
+import { absentHeaderFields, headerFieldsOf } from './header.js'
 import { recordOf } from './tx.js'
 
 /** A block that did not import: which one and why. */
@@ -115,16 +115,18 @@ function recordOfBlock(block: Block, executed: Executed[]): BlockRecord {
     flashblocks: 0,
     size: BigInt(block.serialize().length),
   }
+  const absent = absentHeaderFields(block.common)
+  if (absent.length > 0) record.absent = absent
   let logIndex = 0
   const blobGasPrice = block.common.isActivatedEIP(4844) ? block.header.getBlobGasPrice() : undefined
   const blobGasPerBlob = block.common.isActivatedEIP(4844) ? block.common.param('blobGasPerBlob') : 0n
   for (const [index, tx] of block.transactions.entries()) {
     const { r, receipt } = executed[index]
     const logs = receipt.logs.map(([address, topics, data]) => ({ address, topics, data }))
-    const record_ = recordOf(tx, tx.serialize(), tx.hash(), tx.getSenderAddress().bytes)
-    const blobGas = record_.blobVersionedHashes ? BigInt(record_.blobVersionedHashes.length) * blobGasPerBlob : undefined
+    const txRecord = recordOf(tx, tx.serialize(), tx.hash(), tx.getSenderAddress().bytes)
+    const blobGas = txRecord.blobVersionedHashes ? BigInt(txRecord.blobVersionedHashes.length) * blobGasPerBlob : undefined
     const t: IncludedTx = {
-      tx: record_,
+      tx: txRecord,
       index,
       flashblockIndex: 0,
       preconfirmedAt: 0,
@@ -133,7 +135,7 @@ function recordOfBlock(block: Block, executed: Executed[]): BlockRecord {
         status: 'status' in receipt ? (receipt.status as 0 | 1) : r.execResult.exceptionError ? 0 : 1,
         gasUsed: r.totalGasSpent,
         cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
-        effectiveGasPrice: effectiveGasPrice(record_, header.baseFeePerGas),
+        effectiveGasPrice: effectiveGasPrice(txRecord, header.baseFeePerGas),
         contractAddress: r.createdAddress?.bytes,
         logs,
         logsBloom: receipt.bitvector,

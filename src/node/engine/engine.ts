@@ -6,7 +6,7 @@ import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
-import { Address } from '@ethereumjs/util'
+import { Address, bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util'
 import { createVM, type VM } from '@ethereumjs/vm'
 import type { ResolvedOptions } from '../options.js'
 import type { CallRequest, HeaderFields, TxRecord, Withdrawal } from '../types.js'
@@ -14,7 +14,7 @@ import { isBlobNetworkWrapper } from './blob-wrapper.js'
 import { indexActivatedEips } from './commons.js'
 import { fastCrypto } from './crypto.js'
 import { commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
-import { BlockEnv, HeaderView, withdrawalRaw } from './header.js'
+import { absentHeaderFields, BlockEnv, HeaderView, withdrawalRaw } from './header.js'
 import { SerialQueue } from './queue.js'
 import { selfCheck } from './selfcheck.js'
 import { FastStateManager, NodeStore } from './state.js'
@@ -116,6 +116,11 @@ export class Engine {
     return this.common.consensusType() === 'pos'
   }
 
+  /** The proof-of-work block reward (5, 3, 2 ETH by hardfork), 0 after the merge. */
+  powBlockReward(): bigint {
+    return this.isProofOfStake() ? 0n : this.common.param('minerReward')
+  }
+
   /** Gas of one blob (EIP-4844), under the current hardfork. */
   blobGasPerBlob(): bigint {
     return this.common.param('blobGasPerBlob')
@@ -128,6 +133,19 @@ export class Engine {
   /** EIP-7825 per-transaction gas cap (2^24), when the hardfork has it. */
   txGasCap(): bigint | undefined {
     return this.common.isActivatedEIP(7825) ? 16_777_216n : undefined
+  }
+
+  /** Header fields blocks of the current hardfork do not have (no base fee before London…). */
+  absentHeaderFields(): Array<keyof HeaderFields> {
+    return absentHeaderFields(this.common)
+  }
+
+  /** The current hardfork, to put back after work on blocks of another (eth_simulateV1 on old blocks). */
+  saveHardfork(): () => void {
+    const saved = this.common.hardfork()
+    return () => {
+      if (this.common.hardfork() !== saved) this.common.setHardfork(saved)
+    }
   }
 
   /** With a genesis file: moves the Common to the hardfork of a block (number, timestamp). */
@@ -246,6 +264,11 @@ export class Engine {
 
   floorDataGas(tx: TxRecord): bigint {
     return floorDataGas(tx)
+  }
+
+  /** The address a creation from `from` at `nonce` deploys to (CREATE). */
+  contractAddress(from: Uint8Array, nonce: bigint): Uint8Array {
+    return generateAddress(from, bigIntToUnpaddedBytes(nonce))
   }
 
   // --- whole states -----------------------------------------------------------------------------

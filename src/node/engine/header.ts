@@ -15,23 +15,33 @@ const ETHEREUMJS_NAMES: Partial<Record<keyof HeaderFields, keyof HeaderData>> = 
 }
 
 export function toHeaderData(f: HeaderFields): HeaderData {
-  const data: Record<string, unknown> = { difficulty: 0n, nonce: new Uint8Array(8) }
+  const data: Record<string, unknown> = {}
   for (const { name } of HEADER_FIELDS) data[ETHEREUMJS_NAMES[name] ?? name] = f[name]
   return data as HeaderData
 }
 
+/** Header fields the Common's current hardfork does not have. */
+export function absentHeaderFields(common: Common): Array<keyof HeaderFields> {
+  const absent: Array<keyof HeaderFields> = []
+  if (!common.isActivatedEIP(1559)) absent.push('baseFeePerGas')
+  if (!common.isActivatedEIP(4895)) absent.push('withdrawalsRoot')
+  if (!common.isActivatedEIP(4844)) absent.push('blobGasUsed', 'excessBlobGas')
+  if (!common.isActivatedEIP(4788)) absent.push('parentBeaconBlockRoot')
+  if (!common.isActivatedEIP(7685)) absent.push('requestsHash')
+  return absent
+}
+
 /** Header data with the fields the Common's current hardfork lacks left out (ethereumjs rejects them). */
 export function activeHeaderData(common: Common, data: HeaderData): HeaderData {
-  const out = { ...data }
-  if (!common.isActivatedEIP(1559)) delete out.baseFeePerGas
-  if (!common.isActivatedEIP(4895)) delete out.withdrawalsRoot
-  if (!common.isActivatedEIP(4844)) {
-    delete out.blobGasUsed
-    delete out.excessBlobGas
+  const out = { ...data } as Record<string, unknown>
+  for (const field of absentHeaderFields(common)) delete out[ETHEREUMJS_NAMES[field] ?? field]
+  // A proof-of-stake hardfork refuses work fields: an older block re-run under it (a call at a
+  // block before the merge) runs without them, as its stored hash is used, not recomputed.
+  if (common.consensusType() === 'pos') {
+    out.difficulty = 0n
+    out.nonce = new Uint8Array(8)
   }
-  if (!common.isActivatedEIP(4788)) delete out.parentBeaconBlockRoot
-  if (!common.isActivatedEIP(7685)) delete out.requestsHash
-  return out
+  return out as HeaderData
 }
 
 /** The node's record of an ethereumjs header (fields a hardfork lacks take neutral values). */
@@ -48,7 +58,9 @@ export function headerFieldsOf(h: BlockHeader): HeaderFields {
     transactionsRoot: h.transactionsTrie,
     receiptsRoot: h.receiptTrie,
     logsBloom: h.logsBloom,
+    difficulty: h.difficulty,
     mixHash: h.mixHash,
+    nonce: h.nonce,
     extraData: h.extraData,
     withdrawalsRoot: h.withdrawalsRoot ?? EMPTY_TRIE_ROOT,
     blobGasUsed: h.blobGasUsed ?? 0n,
@@ -121,11 +133,19 @@ export class HeaderView {
 
   /**
    * Size of the whole block's RLP: [header, transactions (typed ones as byte strings), uncles,
-   * withdrawals]. `txs` are the transactions' envelopes; `legacy` says which are legacy lists.
+   * withdrawals]. `txs` are the transactions' envelopes and types.
    */
   blockSize(txs: Array<{ raw: Uint8Array; type: number }>, withdrawals: Withdrawal[]): bigint {
     const body = txs.map((t) => (t.type === 0 ? RLP.decode(t.raw) : t.raw))
-    return BigInt(RLP.encode([this.h.raw(), body as never, [], withdrawals.map(withdrawalRaw)]).length)
+    const parts: unknown[] = [this.h.raw(), body, []]
+    // Blocks before Shanghai have no withdrawals list.
+    if (this.common.isActivatedEIP(4895)) parts.push(withdrawals.map(withdrawalRaw))
+    return BigInt(RLP.encode(parts as never).length)
+  }
+
+  /** The proof-of-work difficulty of a child of `parent` with this header's number and time (ethash). */
+  powDifficulty(parent: HeaderView): bigint {
+    return this.h.ethashCanonicalDifficulty(parent.h)
   }
 }
 

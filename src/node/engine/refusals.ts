@@ -45,6 +45,11 @@ export function refusalOf(error: unknown): Refusal | undefined {
     return { kind: 'intrinsicGas', message: `intrinsic gas too low: ${detail}`, detail }
   }
   if (/doesn't have the correct nonce/.test(text)) return { kind: 'nonce', message: detail, detail }
-  if (/initcode/i.test(text)) return { kind: 'initcode', message: 'max initcode size exceeded', detail }
+  if (/initcode/i.test(text)) {
+    // geth's core.ErrMaxInitCodeSizeExceeded, with its numbers when ethereumjs gives them.
+    const sizes = /it is (\d+) while the max is (\d+)/.exec(text)
+    const message = sizes ? `max initcode size exceeded: code size ${sizes[1]} limit ${sizes[2]}` : 'max initcode size exceeded'
+    return { kind: 'initcode', message, detail }
+  }
   return undefined
 }

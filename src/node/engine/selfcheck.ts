@@ -70,6 +70,13 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
   const trie = (state as unknown as { _trie?: MerklePatriciaTrie })._trie
   check(typeof trie?.shallowCopy === 'function', 'engine.ts viewAt', 'MerkleStateManager._trie.shallowCopy()')
   check(typeof trie?.database().batch === 'function', 'state-io.ts writeAccounts', "the trie's database().batch()")
+  // proof.ts: storage tries come from the protected _getStorageTrie, after flush().
+  const access = state as unknown as { _getStorageTrie?: unknown; flush?: unknown }
+  check(
+    typeof access._getStorageTrie === 'function' && typeof access.flush === 'function',
+    'proof.ts proveAccount',
+    'MerkleStateManager._getStorageTrie() and flush()',
+  )
   // state.ts FlatKeyDB: MapDB keeps its entries in the public-but-underscored `_database` map.
   check(
     (new MapDB() as unknown as { _database?: unknown })._database instanceof Map,

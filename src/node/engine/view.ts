@@ -5,12 +5,15 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import { encodeReceipt, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
-import type { CallRequest, LogEntry, TxRecord } from '../types.js'
+import { ExecutionError, NodeError } from '../errors.js'
+import type { AccessListEntry, CallRequest, LogEntry, TxRecord } from '../types.js'
 import type { BlockEnv } from './header.js'
 import { runTxIgnoringSenderCode } from './hooks/call-sender.js'
 import { type ExecutionObserver, observe } from './hooks/observer.js'
 import { type BlockOpcodeOverrides, overrideBlockOpcodes } from './hooks/opcodes.js'
 import { installPrecompiles, precompileMap, withMovedPrecompiles } from './hooks/precompiles.js'
+import { type AccountProof, proveAccount } from './proof.js'
+import { refusalOf } from './refusals.js'
 import { historyContract } from './system.js'
 import { callTransaction, engineTx } from './tx.js'
 
@@ -83,6 +86,11 @@ export class StateView {
     await this.sm.clearStorage(new Address(address))
   }
 
+  /** EIP-1186 proof of the account and of `slots` (32-byte keys) in this state. */
+  proof(address: Uint8Array, slots: Uint8Array[]): Promise<AccountProof> {
+    return proveAccount(this.sm, address, slots)
+  }
+
   checkpoint(): Promise<void> {
     return this.sm.checkpoint()
   }
@@ -123,6 +131,8 @@ export interface ExecResult {
   blobGasUsed?: bigint
   /** The receipt's consensus encoding (with `receipt: true`). */
   receipt?: Uint8Array
+  /** Every account and slot the execution touched (with `accessList: true`), in first-touch order. */
+  accessList?: AccessListEntry[]
 }
 
 export interface ExecuteOptions {
@@ -135,6 +145,8 @@ export interface ExecuteOptions {
   asCall?: boolean
   /** Encode the receipt (the producer and simulations need it for the receipts root). */
   receipt?: boolean
+  /** Report the accounts and slots touched (eth_createAccessList). */
+  accessList?: boolean
   observer?: ExecutionObserver
 }
 
@@ -162,7 +174,16 @@ export class ExecView extends StateView {
    * building a record of it. Throws InvalidParamsError for a request no transaction can carry.
    */
   call(req: CallRequest, gas: bigint, nonce: bigint, env: BlockEnv, opts: ExecuteOptions = {}): Promise<ExecResult> {
-    return this.run(callTransaction(this.common, req, gas, nonce), env, { ...opts, asCall: true }, undefined)
+    let tx: TypedTransaction
+    try {
+      tx = callTransaction(this.common, req, gas, nonce)
+    } catch (error) {
+      // A request no transaction can carry. Refusals geth names (initcode size…) keep ethereumjs'
+      // text for refusals.ts to read; anything else is the caller's input, said as such.
+      if (error instanceof NodeError || refusalOf(error)) throw error
+      throw new ExecutionError(`invalid transaction: ${(error as Error).message.split(' (')[0]}`)
+    }
+    return this.run(tx, env, { ...opts, asCall: true }, undefined)
   }
 
   /** Addresses (lowercase hex, no 0x) of the precompiles calls on this state reach. */
@@ -207,6 +228,7 @@ export class ExecView extends StateView {
       skipBalance: opts.skipBalance,
       skipBlockGasLimitValidation: opts.skipBlockGasLimit,
       skipHardForkValidation: true,
+      reportAccessList: opts.accessList,
     }
     const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
     let result: RunTxResult
@@ -235,5 +257,13 @@ function execResultOf(r: RunTxResult, receiptType: number | undefined): ExecResu
     createdAddress: r.createdAddress?.bytes,
     blobGasUsed: r.blobGasUsed,
     receipt: receiptType === undefined ? undefined : encodeReceipt(r.receipt, receiptType as never),
+    accessList: r.accessList?.map((e) => ({
+      address: hexBytes(e.address),
+      storageKeys: e.storageKeys.map(hexBytes),
+    })),
   }
+}
+
+function hexBytes(hex: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(hex.slice(2), 'hex'))
 }

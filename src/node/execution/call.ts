@@ -138,7 +138,7 @@ export async function runReverted(
   req: CallRequest,
   gas: bigint,
   nonce: bigint,
-  options: { validateBalance: boolean; overrides?: StateOverrides },
+  options: { validateBalance: boolean; overrides?: StateOverrides; accessList?: boolean },
 ): Promise<CallOutcome> {
   await view.checkpoint()
   let restore = () => {}
@@ -148,6 +148,7 @@ export async function runReverted(
       skipNonce: true,
       skipBalance: !options.validateBalance,
       skipBlockGasLimit: true,
+      accessList: options.accessList,
     })
     return { result, failure: describeFailure(result) }
   } finally {

@@ -6,7 +6,8 @@ import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
 import { InvalidParamsError, TxRejectedError } from '../errors.js'
 import { SUGGESTED_TIP } from '../fees.js'
-import type { CallRequest, PoolTxInfo, TxRecord } from '../types.js'
+import type { CallRequest, HeaderFields, PoolTxInfo, TxRecord } from '../types.js'
+import { NonceTooLowError } from './pool.js'
 
 /** What filling a transaction asks of the node's execution: the pending nonce and an estimate. */
 export interface FillSources {
@@ -85,8 +86,22 @@ export class Admission {
   }
 
   private admit(info: PoolTxInfo, account: { nonce: bigint; balance: bigint } | undefined): Uint8Array {
-    const { chain, producer, engine, pool, events, sequencer } = this.ctx
+    const { chain, producer, pool, events, sequencer } = this.ctx
     const header = chain.pending?.header ?? producer.nextHeaderFields()
+    try {
+      this.validate(info, account, header)
+    } catch (error) {
+      if (error instanceof NonceTooLowError) this.ctx.hints.nonceTooLow(info.tx.from, info.tx.nonce, error.next, error.pending)
+      throw error
+    }
+    pool.add(info)
+    events.emit('pendingTx', info)
+    sequencer.notify()
+    return info.tx.hash
+  }
+
+  private validate(info: PoolTxInfo, account: { nonce: bigint; balance: bigint } | undefined, header: HeaderFields): void {
+    const { engine, pool } = this.ctx
     pool.validate(info, {
       blockGasLimit: header.gasLimit,
       baseFee: header.baseFeePerGas,
@@ -96,10 +111,6 @@ export class Admission {
       blobGasPerBlob: info.tx.blobVersionedHashes ? engine.blobGasPerBlob() : 0n,
       account: { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n },
     })
-    pool.add(info)
-    events.emit('pendingTx', info)
-    sequencer.notify()
-    return info.tx.hash
   }
 }
 

@@ -34,6 +34,17 @@ export function upfrontCost(tx: TxRecord, blobGasPerBlob: bigint): bigint {
   return cost
 }
 
+/** `nonce too low`, with the nonces a client should have used (for the pre-confirmation hint). */
+export class NonceTooLowError extends TxRejectedError {
+  constructor(
+    message: string,
+    readonly next: bigint,
+    readonly pending: bigint,
+  ) {
+    super(message)
+  }
+}
+
 export class TxPool {
   private readonly bySender = new Map<string, Map<bigint, PoolTxInfo>>()
   private readonly byHash = new Map<string, PoolTxInfo>()
@@ -92,7 +103,13 @@ export class TxPool {
       )
     }
     if (tx.nonce < ctx.account.nonce) {
-      throw new TxRejectedError(`nonce too low: next nonce ${ctx.account.nonce}, tx nonce ${tx.nonce}`)
+      // geth's text, then the nonce to use: the pre-confirmed state's plus what waits in the pool.
+      const pending = this.pendingNonce(tx.from, ctx.account.nonce)
+      throw new NonceTooLowError(
+        `nonce too low: next nonce ${ctx.account.nonce}, tx nonce ${tx.nonce}; pending nonce ${pending} (read nonces at "pending": pre-confirmed transactions are not in "latest")`,
+        ctx.account.nonce,
+        pending,
+      )
     }
     const cost = upfrontCost(tx, ctx.blobGasPerBlob)
     if (ctx.account.balance < cost) {

@@ -15,6 +15,20 @@ export const executionMethods: MethodGroup = (node) => ({
     )
     return toData(output)
   },
+  /** geth's shape: `{accessList, gasUsed, error?}`; a failed call still answers, with its VM error. */
+  eth_createAccessList: async (params) => {
+    expectArgs(params, 1, 3)
+    const result = await node.createAccessList(
+      parseCallRequest(params[0]),
+      parseBlockRef(params[1]),
+      parseStateOverrides(params[2]),
+    )
+    return {
+      accessList: result.accessList.map((e) => ({ address: toData(e.address), storageKeys: e.storageKeys.map(toData) })),
+      gasUsed: toQuantity(result.gasUsed),
+      ...(result.error ? { error: result.error } : {}),
+    }
+  },
   eth_estimateGas: async (params) => {
     expectArgs(params, 1, 4)
     const gas = await node.estimateGas(

@@ -12,7 +12,6 @@ import type { MethodGroup } from './context.js'
 
 const PAYLOAD_FIELDS = new Set(['blockStateCalls', 'traceTransfers', 'validation', 'returnFullTransactions'])
 const BLOCK_FIELDS = new Set(['blockOverrides', 'stateOverrides', 'calls'])
-const MAX_UINT64 = 2n ** 64n - 1n
 
 export interface SimulatePayload extends SimulateInput {
   returnFullTransactions: boolean
@@ -45,12 +44,6 @@ export function parseSimulatePayload(value: unknown): SimulatePayload {
       calls = entry.calls.map((call, j) => parseCallRequest(call, `${name}.calls[${j}]`))
     }
     const blockOverrides = parseBlockOverrides(entry.blockOverrides, `${name}.blockOverrides`)
-    // Header fields geth holds as uint64 (it refuses larger values while decoding the request).
-    for (const key of ['time', 'gasLimit'] as const) {
-      const v = blockOverrides?.[key]
-      if (v !== undefined && v > MAX_UINT64)
-        throw invalidParams(`invalid argument 0: ${name}.blockOverrides.${key}: exceeds 64 bits`)
-    }
     return {
       blockOverrides,
       stateOverrides: parseStateOverrides(entry.stateOverrides, `${name}.stateOverrides`),
@@ -107,12 +100,13 @@ export function formatSimulatedBlock(node: DevNode, sim: SimulatedBlock, fullTra
       ...(t.tx.type === 0 ? {} : { yParity: '0x0' }),
     }))
   }
-  out.withdrawals = sim.withdrawals.map((w) => ({
-    index: toQuantity(w.index),
-    validatorIndex: toQuantity(w.validatorIndex),
-    address: toData(w.address),
-    amount: toQuantity(w.amount),
-  }))
+  if (out.withdrawals)
+    out.withdrawals = sim.withdrawals.map((w) => ({
+      index: toQuantity(w.index),
+      validatorIndex: toQuantity(w.validatorIndex),
+      address: toData(w.address),
+      amount: toQuantity(w.amount),
+    }))
   const hash = toData(block.hash)
   out.calls = sim.calls.map((call, i) => formatCall(call, block.txs[i], hash))
   return out

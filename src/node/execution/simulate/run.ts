@@ -52,20 +52,28 @@ export async function simulate(ctx: SimulateContext, input: SimulateInput): Prom
   checkSimulateInput(input)
   const plan = planBlocks(ctx.base.header, input.blocks, ctx.timeStep)
   const run = new Simulation(ctx, input.validation === true, input.traceTransfers === true)
-  const { view } = ctx
+  const { view, engine } = ctx
   await view.checkpoint()
-  const unhook = run.hook()
+  const restoreHardfork = engine.saveHardfork()
   try {
     const out: SimulatedBlock[] = []
     let parent = ctx.base
     for (const planned of plan) {
-      const sim = await run.block(planned, parent)
-      out.push(sim)
-      parent = { header: sim.block.header, hash: sim.block.hash }
+      // Each block under its own hardfork (a genesis file's schedule), as geth simulates it; the
+      // EVM rebuilds its opcode map when the hardfork moves, so the hooks go on per block.
+      engine.setHardforkFor(planned.number, planned.time)
+      const unhook = run.hook()
+      try {
+        const sim = await run.block(planned, parent)
+        out.push(sim)
+        parent = { header: sim.block.header, hash: sim.block.hash }
+      } finally {
+        unhook()
+      }
     }
     return out
   } finally {
-    unhook()
+    restoreHardfork()
     await view.revert()
   }
 }
@@ -127,13 +135,17 @@ class Simulation {
       number: planned.number,
       timestamp: planned.time,
       gasLimit: parent.header.gasLimit,
-      baseFeePerGas: this.validation ? parentHeader.nextBaseFee() : 0n,
+      baseFeePerGas: this.validation && engine.isActive(1559) ? parentHeader.nextBaseFee() : 0n,
       coinbase: parent.header.coinbase,
       stateRoot: new Uint8Array(32),
-      excessBlobGas: parentHeader.nextExcessBlobGas(),
+      excessBlobGas: engine.isActive(4844) ? parentHeader.nextExcessBlobGas() : 0n,
     })
     const header = applyBlockOverrides(defaults, overrides)
+    // Before the merge a block carries its proof-of-work difficulty (ethash's, from its parent).
+    if (!engine.isProofOfStake()) header.difficulty = engine.header(header).powDifficulty(parentHeader)
+    const absent = engine.absentHeaderFields()
     const record: BlockRecord = { header, hash: new Uint8Array(32), sealed: true, txs: [], flashblocks: 0, size: 0n }
+    if (absent.length > 0) record.absent = absent
     const restorePrecompiles = await applyStateOverrides(view, planned.input?.stateOverrides, profile.oneMovePerTarget)
     const calls: SimulatedCall[] = []
     const receipts: Uint8Array[] = []
@@ -158,6 +170,9 @@ class Simulation {
       if (w.amount === 0n) continue
       await view.putAccount(w.address, { balance: (await view.balance(w.address)) + w.amount * GWEI })
     }
+    // A block before the merge pays its miner the proof-of-work reward (geth's ethash Finalize).
+    const reward = engine.powBlockReward()
+    if (reward > 0n) await view.putAccount(header.coinbase, { balance: (await view.balance(header.coinbase)) + reward })
     header.stateRoot = await profile.simulatedStateRoot(() => view.root())
     this.seal(record, receipts, withdrawals)
     return { block: record, calls, withdrawals }

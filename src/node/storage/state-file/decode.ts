@@ -3,7 +3,7 @@
 import { gunzipSync } from 'node:zlib'
 import { toData as hex } from '../../../shared/hex.js'
 import { hexKey } from '../../bytes.js'
-import { HEADER_FIELDS } from '../../chain/header.js'
+import { emptyHeader, HEADER_FIELDS } from '../../chain/header.js'
 import { type AccountDump, type Engine, logsBloom } from '../../engine/index.js'
 import { InvalidParamsError } from '../../errors.js'
 import type { BlockRecord, HeaderFields, IncludedTx, LogEntry, PoolTxInfo, ReceiptData } from '../../types.js'
@@ -148,8 +148,9 @@ function decodeBlocks(raw: unknown[], engine: Engine): BlockRecord[] {
     const path = `blocks[${n}]`
     const b = object(entry, path)
     const h = object(b.header, `${path}.header`)
-    const header = {} as Record<keyof HeaderFields, bigint | Uint8Array>
-    for (const { name, kind, size } of HEADER_FIELDS) {
+    const header = emptyHeader() as unknown as Record<keyof HeaderFields, bigint | Uint8Array>
+    for (const { name, kind, size, optional } of HEADER_FIELDS) {
+      if (optional && h[name] === undefined) continue // a field version-1 files may lack: its neutral value
       header[name] =
         kind === 'quantity' ? quantity(h[name], `${path}.header.${name}`) : bytes(h[name], `${path}.header.${name}`, size)
     }
