@@ -7,6 +7,7 @@ const SLOW = [
   'test/state-file.test.ts',
   'test/browser.test.ts',
   'test/cli-send.test.ts',
+  'test/cli-start.test.ts',
   'test/cli-simulate.test.ts',
   'test/cli-typed-data.test.ts',
   'test/cli-wallet.test.ts',

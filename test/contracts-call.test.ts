@@ -1,8 +1,8 @@
 // Contract deployment, calls, reverts, gas estimation and deployless calls through viem.
 import {
   BaseError,
+  ContractFunctionRevertedError,
   decodeFunctionResult,
-  ExecutionRevertedError,
   encodeDeployData,
   encodeFunctionData,
   getContractAddress,
@@ -51,10 +51,10 @@ describe('contracts', () => {
     expect(logs[0].args.by).toBe(node.accounts[0].address)
   })
 
-  it('reverts come back as -32000 "execution reverted: <reason>" with the revert data', async () => {
+  it('reverts come back "execution reverted: <reason>" with the revert data: code 3 from eth_call, -32000 from eth_estimateGas', async () => {
     const data = encodeFunctionData({ abi: counterAbi, functionName: 'fail' })
     const res = await node.rpc('eth_call', [{ to: counter, data }, 'latest'])
-    expect(res.error.code).toBe(-32000)
+    expect(res.error.code).toBe(3)
     expect(res.error.message).toBe('execution reverted: counter says no')
     expect(res.error.data).toMatch(/^0x08c379a0/)
     const est = await node.rpc('eth_estimateGas', [{ to: counter, data, from: node.accounts[0].address }, 'pending'])
@@ -65,9 +65,10 @@ describe('contracts', () => {
       .simulateContract({ address: counter, abi: counterAbi, functionName: 'fail', account: node.accounts[0].address } as never)
       .catch((e) => e)
     expect(err).toBeInstanceOf(BaseError)
-    // With code -32000 (the SPEC's choice) viem classifies by message text and keeps the reason.
-    expect((err as BaseError).walk((e) => e instanceof ExecutionRevertedError)).toBeTruthy()
-    expect((err as BaseError).shortMessage).toBe('Execution reverted with reason: counter says no.')
+    // Code 3 with data, as geth and Base's reth answer: viem decodes the reason from the data.
+    const reverted = (err as BaseError).walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError
+    expect(reverted).toBeInstanceOf(ContractFunctionRevertedError)
+    expect(reverted.reason).toBe('counter says no')
   })
 
   it('estimates gas within geth tolerance of the gas used', async () => {

@@ -153,8 +153,8 @@ describe('chain profiles', () => {
     expect(getProfile()).toBe(BASE_PROFILE)
     expect(getProfile('ethereum')).toBe(ETHEREUM_PROFILE)
     expect(() => getProfile('polygon')).toThrow(/unknown profile/)
-    expect(BASE_PROFILE).toMatchObject({ blockTime: 2000, preconfInterval: 200, revertCode: -32000 })
-    expect(ETHEREUM_PROFILE).toMatchObject({ blockTime: 12_000, revertCode: 3 })
+    expect(BASE_PROFILE).toMatchObject({ blockTime: 2000, preconfInterval: 200, estimateRevertCode: -32000 })
+    expect(ETHEREUM_PROFILE).toMatchObject({ blockTime: 12_000, estimateRevertCode: 3 })
   })
 
   it('set the block-time defaults; explicit options win', () => {
@@ -163,12 +163,14 @@ describe('chain profiles', () => {
     expect(resolveOptions({ profile: 'ethereum', blockTime: 1000 }).blockTime).toBe(1000)
   })
 
-  it('base: reverts as -32000 and simulated blocks carry a zero state root', async () => {
+  it('base: eth_call reverts as 3, eth_estimateGas as -32000; simulated blocks carry a zero state root', async () => {
     const node = await startTestNode({ mining: false })
     try {
       const to = '0x1000000000000000000000000000000000000001'
       const res = await node.rpc('eth_call', [{ to }, 'latest', { [to]: { code: REVERTER } }])
-      expect(res.error.code).toBe(-32000)
+      expect(res.error.code).toBe(3)
+      const est = await node.rpc('eth_estimateGas', [{ to }, 'latest', { [to]: { code: REVERTER } }])
+      expect(est.error.code).toBe(-32000)
       const sim = await node.rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [] }] }, 'latest'])
       expect(sim.result[0].stateRoot).toBe(`0x${'0'.repeat(64)}`)
     } finally {

@@ -33,11 +33,15 @@ describe('transaction pool rejections', () => {
 
   const send = (n: TestNode, raw: Hex) => n.rpc('eth_sendRawTransaction', [raw])
 
-  it('nonce too low', async () => {
+  it("nonce too low: geth's text, then the nonce to use", async () => {
     const first = await send(node, await signed(node, 0, { nonce: 0 }))
     await waitForReceipt(node, first.result)
     const res = await send(node, await signed(node, 0, { nonce: 0, value: 2n }))
-    expect(res.error).toEqual({ code: -32000, message: 'nonce too low: next nonce 1, tx nonce 0' })
+    expect(res.error).toEqual({
+      code: -32000,
+      message:
+        'nonce too low: next nonce 1, tx nonce 0; pending nonce 1 (read nonces at "pending": pre-confirmed transactions are not in "latest")',
+    })
   })
 
   it('already known, for a pooled and for an included transaction', async () => {

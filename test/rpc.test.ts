@@ -1,7 +1,7 @@
 // The JSON-RPC envelope: batches, malformed input, error codes, limits. The node keeps serving.
 import { recoverMessageAddress, recoverTypedDataAddress, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { startTestNode, type TestNode, waitForSealed } from './helpers.js'
 
 describe('JSON-RPC envelope', () => {
   let node: TestNode
@@ -178,8 +178,9 @@ describe('JSON-RPC envelope', () => {
 
   it('serves logs, block receipts and transaction counts', async () => {
     const hash = await node.wallet(4).sendTransaction({ to: node.accounts[5].address, value: 5n })
-    const receipt = await waitForReceipt(node, hash)
-    // The only transaction of this node: its block, pre-confirmed or sealed by now, holds just it.
+    // Blocks are reached by number once sealed (a pre-confirmed block only through "pending").
+    const receipt = await waitForSealed(node, hash)
+    // The only transaction of this node: its block holds just it.
     const receipts = await node.rpc('eth_getBlockReceipts', [toHex(receipt.blockNumber)])
     expect(receipts.result.map((r: { transactionHash: string }) => r.transactionHash)).toEqual([hash])
     expect((await node.rpc('eth_getBlockTransactionCountByNumber', [toHex(receipt.blockNumber)])).result).toBe('0x1')
