@@ -36,12 +36,13 @@ const input = {
   },
 }
 
-// Imports resolve inside contracts/ only: the contracts are self-contained.
+// Imports resolve inside contracts/, and `solady/…` in the solady package (GasPriceOracle's LibZip).
 const findImports = (path) => {
+  const file = path.startsWith('solady/') ? join(root, 'node_modules', 'solady', 'src', path.slice(7)) : join(contractsDir, path)
   try {
-    return { contents: readFileSync(join(contractsDir, path), 'utf8') }
+    return { contents: readFileSync(file, 'utf8') }
   } catch {
-    return { error: `import not found in contracts/: ${path}` }
+    return { error: `import not found: ${path} (${relative(root, file)})` }
   }
 }
 

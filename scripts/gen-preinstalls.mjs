@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+// Writes src/contracts/preinstalls.ts: the runtime bytecode of the OP-stack preinstalls and of the
+// predeploys pcnode runs with their official code, each from where the OP stack takes it. The
+// generated file is committed; this is run only to change what it holds.
+//
+//   node scripts/gen-preinstalls.mjs <Preinstalls.sol>
+//
+// <Preinstalls.sol>: packages/contracts-bedrock/src/libraries/Preinstalls.sol of a checkout of
+// ethereum-optimism/optimism (the file holds every preinstall's canonical runtime code; pcnode's
+// was generated from commit d317e96c2add4a4e7fae72d6637ad241457f16c7). The script also packs, from
+// the npm registry, @account-abstraction/contracts@0.8.0 (EntryPoint v0.8, deployed here through
+// the Arachnid CREATE2 proxy with its canonical salt, which checks the address) and
+// @eth-optimism/contracts-bedrock@0.17.3 (the WETH9 and L2ToL1MessagePasser predeploys' code).
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createCustomCommon, Mainnet } from '@ethereumjs/common'
+import { Address } from '@ethereumjs/util'
+import { createVM } from '@ethereumjs/vm'
+import { keccak256 } from 'viem'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const outFile = join(root, 'src', 'contracts', 'preinstalls.ts')
+const source = process.argv[2]
+if (!source) {
+  console.error(
+    'usage: node scripts/gen-preinstalls.mjs <optimism checkout>/packages/contracts-bedrock/src/libraries/Preinstalls.sol',
+  )
+  process.exit(2)
+}
+
+// --- Preinstalls.sol: `address internal constant X = 0x…;` and `bytes internal constant XCode = hex"…";`
+const sol = readFileSync(source, 'utf8')
+const constant = (name, kind) => {
+  const re =
+    kind === 'address'
+      ? new RegExp(`address internal constant ${name} = (0x[0-9a-fA-F]{40});`)
+      : new RegExp(`bytes internal constant ${name}Code =\\s*hex"([0-9a-fA-F]*)";`)
+  const m = re.exec(sol)
+  if (!m) throw new Error(`${name} not found in ${source}`)
+  return kind === 'address' ? m[1] : `0x${m[1].toLowerCase()}`
+}
+const FROM_PREINSTALLS = [
+  'MultiCall3',
+  'Create2Deployer',
+  'Safe_v130',
+  'SafeL2_v130',
+  'MultiSendCallOnly_v130',
+  'MultiSend_v130',
+  'SafeSingletonFactory',
+  'DeterministicDeploymentProxy',
+  'SenderCreator_v060',
+  'EntryPoint_v060',
+  'SenderCreator_v070',
+  'EntryPoint_v070',
+  'CreateX',
+]
+const preinstalls = FROM_PREINSTALLS.map((name) => ({
+  name,
+  address: constant(name, 'address'),
+  code: constant(name, 'bytes'),
+  from: 'Preinstalls.sol',
+}))
+const permit2Template = constant('Permit2Template', 'bytes')
+
+// --- npm packages
+const work = mkdtempSync(join(tmpdir(), 'pcnode-preinstalls-'))
+const unpack = (spec) => {
+  const file = execFileSync('npm', ['pack', spec, '--silent', '--pack-destination', work], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop()
+  const dir = join(work, file.replace(/\.tgz$/, ''))
+  execFileSync('mkdir', ['-p', dir])
+  execFileSync('tar', ['xzf', join(work, file), '-C', dir])
+  return join(dir, 'package')
+}
+try {
+  const bedrock = unpack('@eth-optimism/contracts-bedrock@0.17.3')
+  const artifact = (name) => JSON.parse(readFileSync(join(bedrock, 'forge-artifacts', `${name}.sol`, `${name}.json`), 'utf8'))
+  const predeploys = [
+    {
+      name: 'WETH9',
+      address: '0x4200000000000000000000000000000000000006',
+      code: artifact('WETH98').deployedBytecode.object,
+      from: 'contracts-bedrock@0.17.3 WETH98',
+    },
+    {
+      name: 'L2ToL1MessagePasser',
+      address: '0x4200000000000000000000000000000000000016',
+      code: artifact('L2ToL1MessagePasser').deployedBytecode.object,
+      from: 'contracts-bedrock@0.17.3 L2ToL1MessagePasser',
+    },
+  ]
+
+  // EntryPoint v0.8 and its SenderCreator: CREATE2 through the Arachnid proxy, as deployed everywhere.
+  const aa = unpack('@account-abstraction/contracts@0.8.0')
+  const entryPoint = JSON.parse(readFileSync(join(aa, 'artifacts', 'EntryPoint.json'), 'utf8'))
+  const SALT_V08 = '0x0a59dbff790c23c976a548690c27297883cc66b4c67024f9117b0238995e35e9'
+  const ENTRYPOINT_V08 = '0x4337084d9e255ff0702461cf8895ce9e3b5ff108'
+  const common = createCustomCommon({ chainId: 1 }, Mainnet, { hardfork: 'cancun' })
+  const vm = await createVM({ common })
+  const arachnid = preinstalls.find((p) => p.name === 'DeterministicDeploymentProxy')
+  const proxy = new Address(Buffer.from(arachnid.address.slice(2), 'hex'))
+  await vm.stateManager.putCode(proxy, Buffer.from(arachnid.code.slice(2), 'hex'))
+  const data = Buffer.from(SALT_V08.slice(2) + entryPoint.bytecode.replace(/^0x/, ''), 'hex')
+  const result = await vm.evm.runCall({ to: proxy, data, gasLimit: 30_000_000n })
+  const deployed = `0x${Buffer.from(result.execResult.returnValue).toString('hex')}`
+  if (deployed !== ENTRYPOINT_V08) throw new Error(`EntryPoint v0.8 deployed at ${deployed}, expected ${ENTRYPOINT_V08}`)
+  const code = async (address) =>
+    `0x${Buffer.from(await vm.stateManager.getCode(new Address(Buffer.from(address.slice(2), 'hex')))).toString('hex')}`
+  // The SenderCreator is the EntryPoint's first CREATE (nonce 1).
+  const { getContractAddress } = await import('viem')
+  const senderCreator = getContractAddress({ from: ENTRYPOINT_V08, nonce: 1n }).toLowerCase()
+  const aaV08 = [
+    {
+      name: 'SenderCreator_v080',
+      address: senderCreator,
+      code: await code(senderCreator),
+      from: '@account-abstraction/contracts@0.8.0',
+    },
+    {
+      name: 'EntryPoint_v080',
+      address: ENTRYPOINT_V08,
+      code: await code(ENTRYPOINT_V08),
+      from: '@account-abstraction/contracts@0.8.0',
+    },
+  ]
+  for (const c of aaV08) if (c.code.length <= 2) throw new Error(`no code at ${c.name}`)
+
+  const all = [...preinstalls, ...aaV08, ...predeploys]
+  const lines = [
+    '// Generated by scripts/gen-preinstalls.mjs: do not edit. Runtime bytecode of the OP-stack preinstalls',
+    '// (OP specs, preinstalls.md) and of the predeploys pcnode runs with their official code, with where each',
+    "// comes from and its code hash. Permit2's code is chain-specific: genesis fills PERMIT2_TEMPLATE in.",
+    '',
+    "import type { Hex } from 'viem'",
+    '',
+    'export interface Preinstall {',
+    '  name: string',
+    '  address: Hex',
+    '  code: Hex',
+    '}',
+    '',
+    'export const PREINSTALLS: readonly Preinstall[] = [',
+  ]
+  for (const c of all) {
+    lines.push(`  // ${c.from}; code hash ${keccak256(c.code)}`)
+    lines.push(`  { name: '${c.name}', address: '${c.address}', code: '${c.code.toLowerCase()}' },`)
+  }
+  lines.push(']', '')
+  lines.push(
+    '/** Permit2 (0x000000000022D473030F116dDEE9F6B43aC78BA3) before its chain id and domain separator are filled in. */',
+  )
+  lines.push(`export const PERMIT2_TEMPLATE: Hex = '${permit2Template}'`, '')
+  writeFileSync(outFile, lines.join('\n'))
+  console.log(`wrote ${outFile}: ${all.map((c) => c.name).join(', ')}`)
+} finally {
+  rmSync(work, { recursive: true, force: true })
+}
