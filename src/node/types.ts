@@ -19,6 +19,26 @@ export interface ReceiptData {
   blobGasPrice?: bigint
   /** Index in the block of this receipt's first log. */
   firstLogIndex: number
+  /** OP-stack deposits: the sender's nonce before the deposit (op-geth's and reth's depositNonce). */
+  depositNonce?: bigint
+  /** OP-stack blocks: the L1 fee and the values it was computed from (opstack/receipt.ts). */
+  l1?: L1ReceiptFields
+}
+
+/** What an OP-stack receipt reports of the L1 data fee and the operator fee (Base's L1BlockInfo). */
+export interface L1ReceiptFields {
+  l1GasPrice: bigint
+  l1GasUsed: bigint
+  l1Fee: bigint
+  l1BaseFeeScalar: bigint
+  l1BlobBaseFee: bigint
+  l1BlobBaseFeeScalar: bigint
+  /** Shown only when the scalar or the constant is non-zero, as Base shows them. */
+  operatorFeeScalar: bigint
+  operatorFeeConstant: bigint
+  daFootprintGasScalar: bigint
+  /** The transaction's DA footprint (Jovian; served as the receipt's blobGasUsed), 0 for deposits. */
+  daFootprint: bigint
 }
 
 /** A block header's fields; chain/header.ts has their table (names, kinds, sizes, defaults). */
@@ -91,6 +111,19 @@ export interface TxRecord {
   readonly s?: bigint
   /** Sent with no key (an impersonated sender): the signature is a placeholder. */
   readonly impersonated?: boolean
+  /**
+   * An OP-stack deposit (type 0x7e): no signature, no fee, and no nonce of its own (`nonce` is 0;
+   * the receipt's depositNonce is the sender's nonce it ran at).
+   */
+  readonly deposit?: DepositFields
+}
+
+/** The fields only a deposit has (OP specs, deposits.md). */
+export interface DepositFields {
+  sourceHash: Uint8Array
+  /** Wei minted to the sender before the deposit runs, kept even when it fails. */
+  mint: bigint
+  isSystemTx: boolean
 }
 
 /** A transaction placed in a block (pre-confirmed or sealed). */

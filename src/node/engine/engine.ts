@@ -13,9 +13,11 @@ import type { CallRequest, HeaderFields, TxRecord, Withdrawal } from '../types.j
 import { isBlobNetworkWrapper } from './blob-wrapper.js'
 import { indexActivatedEips } from './commons.js'
 import { fastCrypto } from './crypto.js'
+import { type DepositInput, decodeDeposit, depositRecord, encodeDeposit } from './deposit.js'
 import { commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
 import { absentHeaderFields, BlockEnv, HeaderView, withdrawalRaw } from './header.js'
 import { SerialQueue } from './queue.js'
+import { DEPOSIT_TX_TYPE } from './receipts.js'
 import { selfCheck } from './selfcheck.js'
 import { FastStateManager, NodeStore } from './state.js'
 import { type AccountDump, dumpAccounts, writeAccounts } from './state-io.js'
@@ -236,10 +238,20 @@ export class Engine {
     return { common: this.common, keccak: this.keccak, chainId: this.chainId }
   }
 
-  /** A signed transaction as eth_sendRawTransaction receives it (geth's texts on refusal). */
+  /**
+   * A signed transaction as eth_sendRawTransaction receives it (geth's texts on refusal), or an
+   * OP-stack deposit (type 0x7e, unsigned; the caller decides whether the chain takes them).
+   */
   decodeTransaction(raw: Uint8Array): Promise<TxRecord> | TxRecord {
+    if (raw[0] === DEPOSIT_TX_TYPE) return depositRecord(this.keccak, decodeDeposit(raw), raw)
     if (isBlobNetworkWrapper(raw)) return decodeBlobTransaction(this.decodeContext, raw)
     return decodeTransaction(this.decodeContext, raw)
+  }
+
+  /** An OP-stack deposit transaction (the L1-info deposit every OP block opens with, or a user's). */
+  buildDeposit(d: DepositInput): TxRecord {
+    const raw = encodeDeposit(d)
+    return depositRecord(this.keccak, d, raw)
   }
 
   buildTransaction(fields: TxFields, signer: { privateKey: Uint8Array } | { impersonated: Uint8Array }): TxRecord {
@@ -247,11 +259,22 @@ export class Engine {
   }
 
   restoreTransaction(raw: Uint8Array, impersonatedFrom?: Uint8Array): TxRecord {
+    if (raw[0] === DEPOSIT_TX_TYPE) return this.restoreDeposit(raw)
     return restoreTransaction(this.common, this.keccak, raw, impersonatedFrom)
   }
 
   lazyTransaction(raw: Uint8Array, hash: Uint8Array, from: Uint8Array): TxRecord {
+    if (raw[0] === DEPOSIT_TX_TYPE) return this.restoreDeposit(raw)
     return lazyTransaction(this.common, raw, hash, from)
+  }
+
+  /** A deposit from a state file (errors worded as restoreTransaction's). */
+  private restoreDeposit(raw: Uint8Array): TxRecord {
+    try {
+      return depositRecord(this.keccak, decodeDeposit(raw), raw)
+    } catch (error) {
+      throw new Error(`not a transaction (${(error as Error).message})`)
+    }
   }
 
   callRecord(req: CallRequest, gas: bigint, nonce: bigint, raw?: { gasLimit?: bigint; nonce?: bigint }): TxRecord {

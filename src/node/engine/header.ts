@@ -77,14 +77,27 @@ export function headerFieldsOf(h: BlockHeader): HeaderFields {
 export class BlockEnv {
   /** @internal the engine's block object. */
   readonly block: Block
+  private zeroFee: Block | undefined
   constructor(
-    common: Common,
+    private readonly common: Common,
     readonly header: HeaderFields,
   ) {
     this.block = createBlock(
       { header: activeHeaderData(common, toHeaderData(header)) },
       { common: blockCommon(common), setHardfork: false },
     )
+  }
+
+  /**
+   * @internal The block with base fee 0, where a deposit runs: it pays no gas price, which
+   * ethereumjs' runTx accepts only under a zero base fee (BASEFEE is put back by the caller).
+   */
+  get zeroFeeBlock(): Block {
+    this.zeroFee ??= createBlock(
+      { header: activeHeaderData(this.common, toHeaderData({ ...this.header, baseFeePerGas: 0n })) },
+      { common: blockCommon(this.common), setHardfork: false },
+    )
+    return this.zeroFee
   }
 
   /** EIP-4844 blob base fee of this block. */
@@ -119,8 +132,9 @@ export class HeaderView {
     return this.h.calcNextBaseFee()
   }
 
+  // The block params (EIP-7918's blobBaseCost…) are in the params-merged Common, not the engine's.
   nextExcessBlobGas(): bigint {
-    return this.h.calcNextExcessBlobGas(this.common)
+    return this.h.calcNextExcessBlobGas(blockCommon(this.common))
   }
 
   blobGasPrice(): bigint {
@@ -128,7 +142,7 @@ export class HeaderView {
   }
 
   nextBlobGasPrice(): bigint {
-    return this.h.calcNextBlobGasPrice(this.common)
+    return this.h.calcNextBlobGasPrice(blockCommon(this.common))
   }
 
   /**

@@ -1,14 +1,16 @@
 // The engine's public surface: what the rest of the node may use. Everything behind it is
 // ethereumjs-specific; nothing outside engine/ imports @ethereumjs (test/boundary.test.ts checks).
 export { ChainImportError, genesisFileBlock, importChainFile, splitRlpBlocks } from './chain-import.js'
+export type { DepositInput } from './deposit.js'
 export { BlockHashes, Engine } from './engine.js'
 export type { BlockEnv, HeaderView } from './header.js'
 export type { ExecutionObserver, FrameEnd, FrameStart } from './hooks/observer.js'
 export type { BlockOpcodeOverrides } from './hooks/opcodes.js'
 export type { AccountProof } from './proof.js'
 export { SerialQueue } from './queue.js'
-export { encodeReceipt, logsBloom } from './receipts.js'
+export { DEPOSIT_TX_TYPE, encodeReceipt, logsBloom } from './receipts.js'
 export { type Refusal, type RefusalKind, refusalOf } from './refusals.js'
+export type { RollupCharge, RollupFees } from './rollup.js'
 export { EngineSelfCheckError } from './selfcheck.js'
 export type { NodeStore } from './state.js'
 export type { AccountDump } from './state-io.js'

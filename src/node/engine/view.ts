@@ -7,13 +7,16 @@ import { Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import { encodeReceipt, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
 import { ExecutionError, NodeError } from '../errors.js'
 import type { AccessListEntry, CallRequest, LogEntry, TxRecord } from '../types.js'
+import { runDeposit } from './deposit.js'
 import type { BlockEnv } from './header.js'
 import { runTxIgnoringSenderCode } from './hooks/call-sender.js'
 import { type ExecutionObserver, observe } from './hooks/observer.js'
 import { type BlockOpcodeOverrides, overrideBlockOpcodes } from './hooks/opcodes.js'
 import { installPrecompiles, precompileMap, withMovedPrecompiles } from './hooks/precompiles.js'
 import { type AccountProof, proveAccount } from './proof.js'
+import { encodeReceipt as encodeNodeReceipt } from './receipts.js'
 import { refusalOf } from './refusals.js'
+import { type RollupCharge, type RollupFees, unsignedBytes, withRollupFees } from './rollup.js'
 import { historyContract } from './system.js'
 import { callTransaction, engineTx } from './tx.js'
 
@@ -133,6 +136,10 @@ export interface ExecResult {
   receipt?: Uint8Array
   /** Every account and slot the execution touched (with `accessList: true`), in first-touch order. */
   accessList?: AccessListEntry[]
+  /** A deposit's: the sender's nonce before it ran. */
+  depositNonce?: bigint
+  /** OP-stack fees charged besides gas (with `rollup`). */
+  rollup?: RollupCharge
 }
 
 export interface ExecuteOptions {
@@ -148,6 +155,8 @@ export interface ExecuteOptions {
   /** Report the accounts and slots touched (eth_createAccessList). */
   accessList?: boolean
   observer?: ExecutionObserver
+  /** An OP-stack block's fees besides gas (engine/rollup.ts); none on Ethereum. */
+  rollup?: RollupFees
 }
 
 /** A state with an EVM over it: transactions run here. */
@@ -166,7 +175,49 @@ export class ExecView extends StateView {
    * names them.
    */
   execute(tx: TxRecord, env: BlockEnv, opts: ExecuteOptions = {}): Promise<ExecResult> {
-    return this.run(engineTx(tx), env, opts, opts.receipt ? tx.type : undefined)
+    if (tx.deposit) return this.deposit(tx, env, opts)
+    const signed = tx.r !== undefined
+    const etx = engineTx(tx)
+    return this.run(etx, env, opts, opts.receipt ? tx.type : undefined, () => ({
+      bytes: signed ? tx.raw : unsignedBytes(etx),
+      signed,
+    }))
+  }
+
+  /** An OP-stack deposit (engine/deposit.ts): never refused; a refusal is a failed receipt. */
+  private async deposit(tx: TxRecord, env: BlockEnv, opts: ExecuteOptions): Promise<ExecResult> {
+    const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
+    let outcome: Awaited<ReturnType<typeof runDeposit>>
+    try {
+      outcome = await runDeposit(this.vm, this.common, tx, env, opts.blockGasUsed)
+    } finally {
+      detach?.()
+    }
+    const { depositNonce } = outcome
+    const result: ExecResult =
+      'result' in outcome
+        ? { ...execResultOf(outcome.result, undefined), depositNonce }
+        : {
+            error: `deposit refused: ${outcome.refused}`,
+            returnValue: new Uint8Array(),
+            logs: [],
+            logsBloom: new Uint8Array(256),
+            gasUsed: tx.gasLimit,
+            blockGasSpent: tx.gasLimit,
+            gasRefund: 0n,
+            executionGasUsed: 0n,
+            depositNonce,
+          }
+    if (opts.receipt) {
+      result.receipt = encodeNodeReceipt(tx.type, {
+        status: result.error ? 0 : 1,
+        cumulativeGasUsed: (opts.blockGasUsed ?? 0n) + result.blockGasSpent,
+        logsBloom: result.logsBloom,
+        logs: result.logs,
+        depositNonce,
+      })
+    }
+    return result
   }
 
   /**
@@ -183,7 +234,16 @@ export class ExecView extends StateView {
       if (error instanceof NodeError || refusalOf(error)) throw error
       throw new ExecutionError(`invalid transaction: ${(error as Error).message.split(' (')[0]}`)
     }
-    return this.run(tx, env, { ...opts, asCall: true }, undefined)
+    return this.run(tx, env, { ...opts, asCall: true }, undefined, () => ({ bytes: unsignedBytes(tx), signed: false }))
+  }
+
+  /** The L1 data fee `fees` charge the call's transaction (0 for a request no transaction can carry). */
+  callL1Fee(req: CallRequest, gas: bigint, nonce: bigint, fees: RollupFees): bigint {
+    try {
+      return fees.l1Fee(unsignedBytes(callTransaction(this.common, req, gas, nonce)), false)
+    } catch {
+      return 0n
+    }
   }
 
   /** Addresses (lowercase hex, no 0x) of the precompiles calls on this state reach. */
@@ -219,6 +279,7 @@ export class ExecView extends StateView {
     env: BlockEnv,
     opts: ExecuteOptions,
     receiptType: number | undefined,
+    l1Bytes: () => { bytes: Uint8Array; signed: boolean },
   ): Promise<ExecResult> {
     const runOpts = {
       tx,
@@ -231,15 +292,23 @@ export class ExecView extends StateView {
       reportAccessList: opts.accessList,
     }
     const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
+    const runIt = () =>
+      opts.asCall ? withMovedPrecompiles(this.vm, () => runTxIgnoringSenderCode(this.vm, runOpts)) : runTx(this.vm, runOpts)
     let result: RunTxResult
+    let charge: RollupCharge | undefined
     try {
-      result = opts.asCall
-        ? await withMovedPrecompiles(this.vm, () => runTxIgnoringSenderCode(this.vm, runOpts))
-        : await runTx(this.vm, runOpts)
+      if (opts.rollup) {
+        const baseFee = env.header.baseFeePerGas
+        ;({ result, charge } = await withRollupFees(this.vm, tx, opts.rollup, l1Bytes(), baseFee, !!opts.skipBalance, runIt))
+      } else {
+        result = await runIt()
+      }
     } finally {
       detach?.()
     }
-    return execResultOf(result, receiptType)
+    const out = execResultOf(result, receiptType)
+    if (charge) out.rollup = charge
+    return out
   }
 }
 
