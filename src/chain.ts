@@ -1,9 +1,12 @@
 // A viem chain for a pcnode devnet. `experimental_preconfirmationTime` is what viem's Base
 // preconf chains set: clients then default to the "pending" (pre-confirmed) block tag and
 // waitForTransactionReceipt polls at that interval, so apps see pre-confirmations as on Base.
-// The small 'viem/chains/utils' entry: the library entry must not pay for all of viem at import.
+// Under the base profile it carries viem's OP-stack config, as viem's `base` chain does: the
+// formatters that parse deposits and OP receipts, the deposit serializer, the predeploys'
+// addresses, and Multicall3 (a preinstall) for batched reads.
 import type { Chain } from 'viem'
 import { defineChain } from 'viem/chains/utils'
+import { chainConfig as opStackConfig } from 'viem/op-stack'
 
 export interface PcnodeChainOptions {
   /** Chain id; pcnode's default 31337. */
@@ -17,12 +20,25 @@ export interface PcnodeChainOptions {
   /** The node's block time in ms (default 2000); viem derives its default polling interval from it. */
   blockTime?: number
   name?: string
+  /** The node's profile: 'base' (default) adds the OP-stack formatters and contracts; 'ethereum' none. */
+  profile?: 'base' | 'ethereum'
 }
 
 export function pcnodeChain(options: PcnodeChainOptions = {}): Chain {
   const rpcUrl = options.rpcUrl ?? 'http://127.0.0.1:8545'
   const wsUrl = options.wsUrl ?? rpcUrl.replace(/^http/i, 'ws')
+  const opStack =
+    options.profile === 'ethereum'
+      ? {}
+      : {
+          ...opStackConfig,
+          contracts: {
+            ...opStackConfig.contracts,
+            multicall3: { address: '0xcA11bde05977b3631167028862bE2a173976CA11' as const },
+          },
+        }
   return defineChain({
+    ...opStack,
     id: options.id ?? 31337,
     name: options.name ?? 'pcnode',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },

@@ -84,9 +84,16 @@ describe('transaction pool rejections', () => {
     })
     const res = await send(node, raw)
     expect(res.error?.code).toBe(-32000)
-    expect(res.error?.message).toBe(
-      `insufficient funds for gas * price + value: balance 0, tx cost ${parseEther('1') + 21000n * parseGwei('10')}, overshot ${parseEther('1') + 21000n * parseGwei('10')}`,
-    )
+    // op-geth's text: the cost counts the L1 data fee (Base's), which the message then names.
+    const m =
+      /^insufficient funds for gas \* price \+ value: balance 0, tx cost (\d+), overshot (\d+); the cost includes the L1 data fee (\d+) wei/.exec(
+        res.error?.message ?? '',
+      )
+    expect(m, res.error?.message).not.toBeNull()
+    const [cost, overshot, l1Fee] = (m as RegExpExecArray).slice(1).map(BigInt)
+    expect(l1Fee).toBeGreaterThan(0n)
+    expect(cost).toBe(parseEther('1') + 21000n * parseGwei('10') + l1Fee)
+    expect(overshot).toBe(cost)
   })
 
   it('intrinsic gas too low', async () => {

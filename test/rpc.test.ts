@@ -180,12 +180,14 @@ describe('JSON-RPC envelope', () => {
     const hash = await node.wallet(4).sendTransaction({ to: node.accounts[5].address, value: 5n })
     // Blocks are reached by number once sealed (a pre-confirmed block only through "pending").
     const receipt = await waitForSealed(node, hash)
-    // The only transaction of this node: its block holds just it.
+    // The only transaction of this node: its block holds the L1-info deposit, then it.
     const receipts = await node.rpc('eth_getBlockReceipts', [toHex(receipt.blockNumber)])
-    expect(receipts.result.map((r: { transactionHash: string }) => r.transactionHash)).toEqual([hash])
-    expect((await node.rpc('eth_getBlockTransactionCountByNumber', [toHex(receipt.blockNumber)])).result).toBe('0x1')
-    // At "pending": the open block's count, 1 while it is the transaction's block, 0 once that
-    // block is sealed. Read until the pending block is the same before and after the count.
+    const deposit = receipts.result[0]
+    expect(deposit).toMatchObject({ type: '0x7e', transactionIndex: '0x0', depositReceiptVersion: '0x1' })
+    expect(receipts.result.map((r: { transactionHash: string }) => r.transactionHash)).toEqual([deposit.transactionHash, hash])
+    expect((await node.rpc('eth_getBlockTransactionCountByNumber', [toHex(receipt.blockNumber)])).result).toBe('0x2')
+    // At "pending": the open block's count, 2 while it is the transaction's block, 1 (its deposit)
+    // once that block is sealed. Read until the pending block is the same before and after the count.
     for (let attempt = 0; ; attempt++) {
       const before = (await node.rpc('eth_getBlockByNumber', ['pending', false])).result
       const count = (await node.rpc('eth_getBlockTransactionCountByNumber', ['pending'])).result
@@ -193,8 +195,8 @@ describe('JSON-RPC envelope', () => {
       if (before.number !== after.number && attempt < 20) continue
       expect(after.number).toBe(before.number)
       const expected = BigInt(before.number) === receipt.blockNumber ? [hash] : []
-      expect(before.transactions).toEqual(expected)
-      expect(count).toBe(toHex(expected.length))
+      expect(before.transactions.slice(1)).toEqual(expected)
+      expect(count).toBe(toHex(expected.length + 1))
       break
     }
     expect(await node.publicClient.getTransactionCount({ address: node.accounts[4].address, blockTag: 'pending' })).toBe(1)

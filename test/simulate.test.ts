@@ -9,6 +9,7 @@ import {
   keccak256,
   numberToHex,
   pad,
+  parseAbi,
   parseEther,
   parseSignature,
   toHex,
@@ -137,16 +138,18 @@ describe('eth_simulateV1', () => {
     expect(past.error.code).toBe(-38021)
   })
 
-  it('base fee: 0 without validation, the EIP-1559 next base fee with validation', async () => {
+  it("base fee: 0 without validation, the chain's next base fee with validation (Base's Jovian rule)", async () => {
     const head = await latest()
     const plain = await sim({ blockStateCalls: [{}, {}] })
     expect(plain.result.map((b: any) => b.baseFeePerGas)).toEqual(['0x0', '0x0'])
     const validated = await sim({ blockStateCalls: [{}, {}], validation: true })
+    // EIP-1559 with Base's extraData parameters: elasticity 5, denominator 100, at least 5e6 wei.
     const next = (baseFee: bigint, used: bigint, limit: bigint) => {
-      const target = limit / 2n
-      if (used === target) return baseFee
-      if (used > target) return baseFee + ((baseFee * (used - target)) / target / 8n || 1n)
-      return baseFee - (baseFee * (target - used)) / target / 8n
+      const target = limit / 5n
+      let fee = baseFee
+      if (used > target) fee = baseFee + ((baseFee * (used - target)) / target / 100n || 1n)
+      if (used < target) fee = baseFee - (baseFee * (target - used)) / target / 100n
+      return fee < 5_000_000n ? 5_000_000n : fee
     }
     const first = next(BigInt(head.baseFeePerGas), BigInt(head.gasUsed), BigInt(head.gasLimit))
     expect(BigInt(validated.result[0].baseFeePerGas)).toBe(first)
@@ -494,7 +497,16 @@ describe('eth_simulateV1', () => {
         ],
       })
       const baseFee = BigInt(result[0].baseFeePerGas)
-      expect(BigInt(result[1].calls[0].returnData)).toBe(parseEther('1') - 21_000n * baseFee)
+      // Base charges the L1 data fee beside gas: this call is small enough to pay its minimum,
+      // what GasPriceOracle.getL1Fee answers for an empty transaction.
+      const minL1Fee = await node.publicClient.readContract({
+        address: '0x420000000000000000000000000000000000000F',
+        abi: parseAbi(['function getL1Fee(bytes) view returns (uint256)']),
+        functionName: 'getL1Fee',
+        args: ['0x'],
+      })
+      expect(minL1Fee).toBeGreaterThan(0n)
+      expect(BigInt(result[1].calls[0].returnData)).toBe(parseEther('1') - 21_000n * baseFee - minL1Fee)
     })
   })
 
@@ -707,7 +719,11 @@ describe('eth_simulateV1', () => {
                 { from: A[1], input: '0x600160005560016000f3' },
               ],
             },
-            { blockOverrides: { number: toHex(blockNumber + 5n) }, calls: [{ from: A[2], to: A[0], value: '0x1' }] },
+            // Base fee 0 again: Base's rule would lift it to its 5e6 wei minimum, which a fee-less call cannot pay.
+            {
+              blockOverrides: { number: toHex(blockNumber + 5n), baseFeePerGas: '0x0' },
+              calls: [{ from: A[2], to: A[0], value: '0x1' }],
+            },
           ],
         },
         block,

@@ -215,7 +215,10 @@ describe('state file', () => {
     expect(await exited).toBe(0)
     const doc = JSON.parse(await readFile(file, 'utf8'))
     expect(doc.blockNumber).toBe('0x3')
-    expect(doc.blocks[1].transactions[0].hash).toBe(hash)
+    // Index 0: the block's L1-info deposit, kept with its receipt (depositNonce, L1 fee fields).
+    expect(doc.blocks[1].transactions[0].raw).toMatch(/^0x7e/)
+    expect(doc.blocks[1].transactions[0].receipt).toMatchObject({ depositNonce: '0x0', l1: { l1Fee: '0x0' } })
+    expect(doc.blocks[1].transactions[1].hash).toBe(hash)
   })
 
   it('SIGKILL at any moment while it writes leaves a file that loads', { timeout: 180_000 }, async () => {

@@ -17,6 +17,7 @@ describe('transfers and pre-confirmed receipts', () => {
     const hash = await wallet.sendTransaction({ to, value: parseEther('1.5') })
     const receipt = await waitForReceipt(node, hash)
     expect(receipt.status).toBe('success')
+    expect(receipt.transactionIndex).toBe(1) // index 0: the block's L1-info deposit
     expect(receipt.blockHash).toBe(zeroHash)
     expect(receipt.blockNumber).toBe(1n)
     expect(await node.publicClient.getBlockNumber()).toBe(0n)
@@ -35,7 +36,7 @@ describe('transfers and pre-confirmed receipts', () => {
     expect(after.blockHash).toBe(`0x${Buffer.from(sealed.hash).toString('hex')}`)
     const block = await node.publicClient.getBlock({ blockNumber: 1n })
     expect(block.hash).toBe(after.blockHash)
-    expect(block.transactions).toEqual([hash])
+    expect(block.transactions).toEqual([expect.stringMatching(/^0x[0-9a-f]{64}$/), hash])
     expect(await node.publicClient.getBalance({ address: to, blockTag: 'latest' })).toBe(before + parseEther('1.5'))
   })
 })

@@ -1,6 +1,6 @@
 // `pcnode start`: boot the node, print the banner, log transactions and blocks, stop on signals.
 import type { ChalkInstance } from 'chalk'
-import { type Command, Option } from 'commander'
+import { type Command, InvalidArgumentError, Option } from 'commander'
 import type { StartedNode } from '../index.js'
 import { DEFAULTS, genesisChainId, type NodeOptions } from '../node/options.js'
 import { getProfile } from '../node/profile.js'
@@ -29,6 +29,9 @@ interface StartFlags extends AppFlags {
   profile: string
   genesis?: string
   import?: string
+  l1BaseFee: bigint
+  l1BlobBaseFee: bigint
+  l1FeeScalars: [bigint, bigint]
 }
 
 /** Flags left at their default take the profile's value (block times) and the genesis file's chain id. */
@@ -105,6 +108,26 @@ export function registerStart(program: Command): void {
     .option('--no-app', 'do not start the example typed-data app')
     .option('--verify-mode <mode>', "the app's verification: full or simple", parseVerifyMode, 'full')
     .option('--profile <name>', 'chain profile: base (2 s blocks, 200 ms pre-confirmations) or ethereum (geth: 12 s)', 'base')
+    // The OP stack's L1 values (profile base): what the L1-info deposits carry and the L1 data fee uses.
+    .addOption(
+      bigintOption(
+        '--l1-base-fee <wei>',
+        'profile base: the L1 base fee, in wei (or e.g. 1gwei)',
+        parseAmount,
+        DEFAULTS.l1BaseFee,
+      ),
+    )
+    .addOption(
+      bigintOption('--l1-blob-base-fee <wei>', 'profile base: the L1 blob base fee, in wei', parseAmount, DEFAULTS.l1BlobBaseFee),
+    )
+    .addOption(
+      new Option('--l1-fee-scalars <base,blob>', "profile base: the L1 fee scalars (Base's by default)")
+        .argParser(parseScalars)
+        .default(
+          [DEFAULTS.l1BaseFeeScalar, DEFAULTS.l1BlobBaseFeeScalar],
+          `${DEFAULTS.l1BaseFeeScalar},${DEFAULTS.l1BlobBaseFeeScalar}`,
+        ),
+    )
     .option('--genesis <file>', 'start from this geth-format genesis file (its chain id, fork schedule and alloc)')
     .option('--import <file>', 'with --genesis: import these concatenated RLP blocks at start; the last is the head')
     .option('--silent', 'print nothing but errors')
@@ -139,6 +162,10 @@ async function runStart(flags: StartFlags): Promise<void> {
     profile: flags.profile,
     genesisFile: flags.genesis,
     importFile: flags.import,
+    l1BaseFee: flags.l1BaseFee,
+    l1BlobBaseFee: flags.l1BlobBaseFee,
+    l1BaseFeeScalar: flags.l1FeeScalars[0],
+    l1BlobBaseFeeScalar: flags.l1FeeScalars[1],
     silent: quiet,
     logger: (line) => console.error(line),
   }
@@ -220,6 +247,12 @@ function banner(
   lines.push(`Hardfork:          ${flags.hardfork}`)
   lines.push(`Block gas limit:   ${flags.gasLimit}`)
   lines.push(`Base fee:          ${flags.baseFee} wei`)
+  if (getProfile(flags.profile).opStack) {
+    // OP-stack blocks (README "Base blocks"): every block opens with the L1-info deposit.
+    lines.push(
+      `L1 fees:           base fee ${flags.l1BaseFee} wei, blob base fee ${flags.l1BlobBaseFee} wei, scalars ${flags.l1FeeScalars.join(',')}`,
+    )
+  }
   if (flags.mining) {
     lines.push(`Block time:        ${flags.blockTime} ms`)
     lines.push(
@@ -233,6 +266,10 @@ function banner(
   lines.push(`Wallet factory:    ${predeploys.WALLET_FACTORY_ADDRESS} (PcnodeWalletFactory)`)
   lines.push(`Wallet impl.:      ${predeploys.WALLET_IMPLEMENTATION_ADDRESS} (PcnodeSmartWallet)`)
   lines.push(`P256VERIFY:        0x0000000000000000000000000000000000000100 (precompile)`)
+  if (getProfile(flags.profile).opStack) {
+    lines.push(`L1Block:           0x4200000000000000000000000000000000000015`)
+    lines.push(`GasPriceOracle:    0x420000000000000000000000000000000000000F`)
+  }
   if (started.node.dev.stateFile) lines.push('', `State file:        ${started.node.dev.stateFile}`)
   lines.push('', `${chalk.green('RPC')}        ${started.rpcUrl}`, `${chalk.green('WebSocket')}  ${started.wsUrl}`, '')
   if (app) {
@@ -287,6 +324,16 @@ function time(at: number): string {
 }
 
 /** commander prints defaults with JSON.stringify, which throws on bigint: give it the text to show. */
+/** `--l1-fee-scalars BASE,BLOB`: two uint32 (decimal or 0x hex). */
+function parseScalars(value: string): [bigint, bigint] {
+  const parts = value.split(',').map((p) => p.trim())
+  const valid = (p: string) => /^(?:\d+|0x[0-9a-fA-F]+)$/.test(p) && BigInt(p) < 2n ** 32n
+  if (parts.length !== 2 || !parts.every(valid)) {
+    throw new InvalidArgumentError(`expected two uint32 scalars BASE,BLOB (e.g. 2269,1055762), got ${value}`)
+  }
+  return [BigInt(parts[0]), BigInt(parts[1])]
+}
+
 function bigintOption(
   flags: string,
   description: string,

@@ -7,6 +7,7 @@ import type { DevClock } from './dev/time.js'
 import type { Engine } from './engine/index.js'
 import type { NodeEvents } from './events.js'
 import type { PreconfHints } from './hints.js'
+import type { OpStack } from './opstack/opstack.js'
 import type { ResolvedOptions } from './options.js'
 import type { TxPool } from './pool/pool.js'
 import type { ChainProfile } from './profile.js'
@@ -22,6 +23,8 @@ export interface NodeContext {
   readonly events: NodeEvents
   readonly producer: BlockProducer
   readonly sequencer: Sequencer
+  /** The OP-stack rules (profile base); undefined on Ethereum. */
+  readonly opStack: OpStack | undefined
   /** Block time as dev methods move it (evm_increaseTime, evm_setNextBlockTimestamp). */
   readonly clock: DevClock
   /** Explains reads and sends that trip on pre-confirmations (hints.ts). */

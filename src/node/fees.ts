@@ -2,7 +2,7 @@
 // pcnode suggests, and eth_feeHistory over the chain's blocks.
 import type { Chain } from './chain/chain.js'
 import type { Engine } from './engine/engine.js'
-import type { BlockRecord, BlockRef, TxRecord } from './types.js'
+import type { BlockRecord, BlockRef, HeaderFields, TxRecord } from './types.js'
 
 /** Tip suggested by eth_maxPriorityFeePerGas and used by eth_sendTransaction (anvil's default). */
 export const SUGGESTED_TIP = 1_000_000_000n
@@ -47,6 +47,8 @@ export function feeHistory(
   count: number,
   newest: BlockRef,
   percentiles: number[] | undefined,
+  /** The fees of the block after a sealed one (the producer's rules: Ethereum's or an OP stack's). */
+  nextFees: (parent: HeaderFields) => { baseFee: bigint; blobGasPrice: bigint },
 ): FeeHistory {
   const last = chain.resolve(newest)
   const lastNumber = last.header.number
@@ -64,9 +66,9 @@ export function feeHistory(
     if (out.reward && percentiles) out.reward.push(rewards(block, percentiles))
   }
   // The base fee after the newest block, as geth appends it.
-  const next = last.sealed ? engine.header(last.header) : undefined
-  out.baseFeePerGas.push(next ? next.nextBaseFee() : last.header.baseFeePerGas)
-  out.baseFeePerBlobGas.push(next ? next.nextBlobGasPrice() : (out.baseFeePerBlobGas.at(-1) ?? 1n))
+  const next = last.sealed ? nextFees(last.header) : undefined
+  out.baseFeePerGas.push(next ? next.baseFee : last.header.baseFeePerGas)
+  out.baseFeePerBlobGas.push(next ? next.blobGasPrice : (out.baseFeePerBlobGas.at(-1) ?? 1n))
   return out
 }
 

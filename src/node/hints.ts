@@ -88,14 +88,18 @@ export class PreconfHints {
   /** True the first time `key` comes up in the open block (which has pre-confirmed transactions). */
   private firstInBlock(seen: Map<string, bigint>, key: string): boolean {
     const pending = this.chain.pending
-    if (!pending || pending.txs.length === 0) return false
+    if (!pending || this.pendingCount() === 0) return false
     if (seen.get(key) === pending.header.number) return false
     if (seen.size > 10_000) seen.clear()
     seen.set(key, pending.header.number)
     return true
   }
 
+  /** Pre-confirmed transactions of the open block, its deposits (OP stack: flashblock 0's) not counted. */
   private pendingCount(): number {
-    return this.chain.pending?.txs.length ?? 0
+    const txs = this.chain.pending?.txs ?? []
+    let deposits = 0
+    while (deposits < txs.length && txs[deposits].tx.deposit) deposits++
+    return txs.length - deposits
   }
 }

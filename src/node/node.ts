@@ -10,15 +10,16 @@ import { fill } from './dev/blocks.js'
 import { Cheats } from './dev/cheats.js'
 import { DevControl } from './dev/control.js'
 import { DevClock } from './dev/time.js'
-import { type AccountProof, Engine, type ExecView, encodeReceipt } from './engine/index.js'
+import { type AccountProof, Engine, type ExecView, encodeReceipt, type RollupFees } from './engine/index.js'
 import { NodeEvents } from './events.js'
 import { type AccessListResult, createAccessList } from './execution/access-list.js'
 import { callEnv, callGasCap, hasFee, refusalError, runReverted, throwFailure } from './execution/call.js'
 import { estimateGas } from './execution/estimate.js'
 import { checkSimulateInput, type SimulatedBlock, type SimulateInput, simulate } from './execution/simulate/index.js'
 import { type FeeHistory, feeHistory, SUGGESTED_TIP } from './fees.js'
-import { writeGenesis } from './genesis/genesis.js'
+import { l1FeesOf, writeGenesis } from './genesis/genesis.js'
 import { PreconfHints } from './hints.js'
+import { OpStack } from './opstack/opstack.js'
 import { type NodeOptions, type ResolvedOptions, resolveOptions } from './options.js'
 import { Admission } from './pool/admission.js'
 import { TxPool } from './pool/pool.js'
@@ -86,16 +87,19 @@ export class DevNode {
       address: Uint8Array.from(Buffer.from(a.address.slice(2), 'hex')),
       balance: options.balance,
     }))
-    await writeGenesis(engine, chain, options, alloc)
+    const profile = getProfile(options.profile)
+    await writeGenesis(engine, chain, options, alloc, profile.opStack)
     const logError = options.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
     const log = options.silent ? () => {} : logError
     const events = new NodeEvents()
     const pool = new TxPool()
-    const producer = new BlockProducer(engine, chain, events)
+    const opStack = profile.opStack ? new OpStack(l1FeesOf(options)) : undefined
+    const producer = new BlockProducer(engine, chain, events, opStack)
     const sequencer = new Sequencer(engine, chain, pool, producer, events, options, logError)
     const ctx: NodeContext = {
       options,
-      profile: getProfile(options.profile),
+      profile,
+      opStack,
       engine,
       chain,
       pool,
@@ -281,13 +285,27 @@ export class DevNode {
       const feeFloor = !payFees && baseFee > 0n ? baseFee : undefined
       try {
         const callReq = feeFloor ? { ...req, maxFeePerGas: feeFloor } : req
-        const outcome = await runReverted(view, env, callReq, gas, nonce, { validateBalance: feeFloor === undefined, overrides })
+        const outcome = await runReverted(view, env, callReq, gas, nonce, {
+          validateBalance: feeFloor === undefined,
+          overrides,
+          rollup: await this.rollupFees(view, req),
+        })
         if (outcome.failure) throwFailure(outcome.failure)
         return outcome.result.returnValue
       } catch (error) {
         throw refusalError(error)
       }
     })
+  }
+
+  /**
+   * OP stack: what a call that pays fees is charged besides gas, from the L1 values of the state it
+   * reads (as Base charges them; a call paying no fee pays no L1 fee either).
+   */
+  private async rollupFees(view: ExecView, req: CallRequest): Promise<RollupFees | undefined> {
+    const { opStack } = this.ctx
+    if (!opStack || !hasFee(req)) return undefined
+    return opStack.fees(await opStack.readL1Fees(view))
   }
 
   estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, blockOverrides?: BlockOverrides): Promise<bigint> {
@@ -314,7 +332,8 @@ export class DevNode {
       // As geth under Osaka: a named gas above the EIP-7825 cap is searched from the cap down.
       const txCap = engine.txGasCap()
       const capped = txCap !== undefined && req.gas !== undefined && req.gas > txCap ? { ...req, gas: txCap } : req
-      return estimateGas({ view, env, req: capped, cap, overrides, revertCode: this.profile.estimateRevertCode })
+      const rollup = await this.rollupFees(view, req)
+      return estimateGas({ view, env, req: capped, cap, overrides, revertCode: this.profile.estimateRevertCode, rollup })
     })
   }
 
@@ -355,8 +374,18 @@ export class DevNode {
     const { profile } = this
     return this.read(ref, async (live, block) => {
       const view = profile.simulateOnCopy ? await this.engine.freshViewAt(await live.root()) : live
+      const { opStack } = this.ctx
+      const rollup = opStack ? opStack.fees(await opStack.readL1Fees(view)) : undefined
       return simulate(
-        { engine: this.engine, view, base: { header: block.header, hash: this.blockHash(block) }, timeStep, profile },
+        {
+          engine: this.engine,
+          view,
+          base: { header: block.header, hash: this.blockHash(block) },
+          timeStep,
+          profile,
+          rollup,
+          nextBaseFee: (parent) => this.ctx.producer.nextFees(parent).baseFee,
+        },
         input,
       )
     })
@@ -430,7 +459,7 @@ export class DevNode {
   }
 
   feeHistory(count: number, newest: BlockRef, percentiles: number[] | undefined): FeeHistory {
-    return feeHistory(this.chain, this.engine, count, newest, percentiles)
+    return feeHistory(this.chain, this.engine, count, newest, percentiles, (parent) => this.ctx.producer.nextFees(parent))
   }
 
   /** Test helper and `--no-mining` control: run a flashblock and seal, now. */

@@ -1,6 +1,7 @@
 // Node configuration: every CLI flag of `pcnode start` is one of these, with the same default.
 
 import { readFileSync } from 'node:fs'
+import { BASE_L1_FEES } from './opstack/params.js'
 import { getProfile } from './profile.js'
 
 export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -44,6 +45,13 @@ export interface NodeOptions {
   genesisFile?: string
   /** Concatenated RLP blocks to import on top of genesisFile at start ('' = none; chain-import.ts). */
   importFile?: string
+  /** OP stack (profile base): the L1 base fee the L1-info deposits carry, in wei (default Base's recent value). */
+  l1BaseFee?: bigint
+  /** OP stack: the L1 blob base fee, in wei. */
+  l1BlobBaseFee?: bigint
+  /** OP stack: the L1 fee scalars (Ecotone and later), Base's by default. */
+  l1BaseFeeScalar?: bigint
+  l1BlobBaseFeeScalar?: bigint
   /** Print nothing (library default). */
   silent?: boolean
   /** Where log lines go when not silent. */
@@ -72,6 +80,10 @@ export const DEFAULTS: ResolvedOptions = {
   profile: 'base',
   genesisFile: '',
   importFile: '',
+  l1BaseFee: BASE_L1_FEES.baseFee,
+  l1BlobBaseFee: BASE_L1_FEES.blobBaseFee,
+  l1BaseFeeScalar: BASE_L1_FEES.baseFeeScalar,
+  l1BlobBaseFeeScalar: BASE_L1_FEES.blobBaseFeeScalar,
   silent: true,
 }
 
@@ -91,7 +103,17 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   if (resolved.accounts < 0 || resolved.accounts > 1000) throw new Error('accounts must be between 0 and 1000')
   if (!Number.isSafeInteger(resolved.stateInterval) || resolved.stateInterval < 0) throw new Error('state interval must be >= 0')
   if (!Number.isSafeInteger(resolved.stateHistory) || resolved.stateHistory < 0) throw new Error('state history must be >= 0')
+  checkL1Fees(resolved)
   return resolved
+}
+
+/** The L1 values fit L1Block's fields: fees in a uint256, scalars in a uint32. */
+function checkL1Fees(o: ResolvedOptions): void {
+  const fits = (value: bigint, bits: bigint) => value >= 0n && value < 1n << bits
+  if (!fits(o.l1BaseFee, 256n)) throw new Error(`invalid L1 base fee: ${o.l1BaseFee}`)
+  if (!fits(o.l1BlobBaseFee, 256n)) throw new Error(`invalid L1 blob base fee: ${o.l1BlobBaseFee}`)
+  if (!fits(o.l1BaseFeeScalar, 32n)) throw new Error(`invalid L1 base fee scalar: ${o.l1BaseFeeScalar} (a uint32)`)
+  if (!fits(o.l1BlobBaseFeeScalar, 32n)) throw new Error(`invalid L1 blob base fee scalar: ${o.l1BlobBaseFeeScalar} (a uint32)`)
 }
 
 /** `config.chainId` of a geth-format genesis file: the chain id when --chain-id is not given. */

@@ -10,6 +10,11 @@ export interface ChainProfile {
   /** Default milliseconds between flashblocks (--preconf-interval overrides it). */
   readonly preconfInterval: number
   /**
+   * OP-stack blocks (opstack/): the L1-info deposit first in every block, the L1 data and operator
+   * fees, OP receipts, predeploys and preinstalls, deposits accepted, blob transactions refused.
+   */
+  readonly opStack: boolean
+  /**
    * JSON-RPC error code for a revert in eth_estimateGas (the revert data goes in `data`). eth_call
    * answers code 3 in every profile, as geth and reth (Base's node) do: viem decodes custom errors
    * only from code 3 with data.
@@ -34,6 +39,7 @@ const ZERO_ROOT = new Uint8Array(32)
 /** Base (the default): 2 s blocks, 200 ms flashblocks, zero simulated stateRoot, estimate reverts as -32000 (SPEC.md). */
 export const BASE_PROFILE: ChainProfile = {
   name: 'base',
+  opStack: true,
   blockTime: 2000,
   preconfInterval: 200,
   estimateRevertCode: -32000,
@@ -48,6 +54,7 @@ export const BASE_PROFILE: ChainProfile = {
  */
 export const ETHEREUM_PROFILE: ChainProfile = {
   name: 'ethereum',
+  opStack: false,
   blockTime: 12_000,
   preconfInterval: 12_000,
   estimateRevertCode: 3,

@@ -54,6 +54,9 @@ export function formatFlashblockPayload(
         topics: l.topics.map((topic) => toFixed(topic, 32)),
         data: toData(l.data),
       })),
+      ...(t.receipt.depositNonce !== undefined
+        ? { depositNonce: toQuantity(t.receipt.depositNonce), depositReceiptVersion: '0x1' }
+        : {}),
     }
   }
   out.metadata = { block_number: Number(h.number), receipts }

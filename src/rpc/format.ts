@@ -1,7 +1,7 @@
 // Node records → JSON-RPC objects, with the field sets geth serves.
 import { EMPTY_UNCLES_HASH, HEADER_FIELDS } from '../node/chain/header.js'
 import type { DevNode } from '../node/node.js'
-import type { BlockRecord, IncludedTx, LogEntry, MatchedLog, PoolTxInfo, TxRecord } from '../node/types.js'
+import type { BlockRecord, IncludedTx, LogEntry, MatchedLog, PoolTxInfo, ReceiptData, TxRecord } from '../node/types.js'
 import { type Hex, toData, toFixed, toQuantity } from './hex.js'
 
 const ZERO_HASH = `0x${'0'.repeat(64)}` as Hex
@@ -46,12 +46,46 @@ function txTypeFields(tx: TxRecord): TxFields {
     out.s = toQuantity(tx.s ?? 0n)
     if (tx.type !== 0) out.yParity = toQuantity(tx.v)
   }
+  if (tx.deposit) {
+    // OP deposits (op-geth's RPCTransaction): no signature, so v, r and s are zero.
+    out.sourceHash = toData(tx.deposit.sourceHash)
+    out.mint = toQuantity(tx.deposit.mint)
+    out.isSystemTx = tx.deposit.isSystemTx
+    out.v = out.r = out.s = '0x0'
+  }
+  return out
+}
+
+/** OP-stack receipt fields: a deposit's nonce and receipt version; every receipt's L1 fee (Base's L1BlockInfo). */
+function opReceiptFields(r: ReceiptData): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  const l1 = r.l1
+  if (l1) {
+    out.l1GasPrice = toQuantity(l1.l1GasPrice)
+    out.l1GasUsed = toQuantity(l1.l1GasUsed)
+    out.l1Fee = toQuantity(l1.l1Fee)
+    out.l1BaseFeeScalar = toQuantity(l1.l1BaseFeeScalar)
+    out.l1BlobBaseFee = toQuantity(l1.l1BlobBaseFee)
+    out.l1BlobBaseFeeScalar = toQuantity(l1.l1BlobBaseFeeScalar)
+    // Only when the operator fee is in use, as Base shows them.
+    if (l1.operatorFeeScalar > 0n || l1.operatorFeeConstant > 0n) {
+      out.operatorFeeScalar = toQuantity(l1.operatorFeeScalar)
+      out.operatorFeeConstant = toQuantity(l1.operatorFeeConstant)
+    }
+    out.daFootprintGasScalar = toQuantity(l1.daFootprintGasScalar)
+    // Jovian: a transaction's blobGasUsed is its DA footprint.
+    if (l1.daFootprint > 0n) out.blobGasUsed = toQuantity(l1.daFootprint)
+  }
+  if (r.depositNonce !== undefined) {
+    out.depositNonce = toQuantity(r.depositNonce)
+    out.depositReceiptVersion = '0x1'
+  }
   return out
 }
 
 /** A transaction in a block: pre-confirmed ones have blockHash null, as Base serves them. */
 export function formatIncludedTx(t: IncludedTx): TxFields {
-  return {
+  const out: TxFields = {
     blockHash: t.block.sealed ? toData(t.block.hash) : null,
     blockNumber: toQuantity(t.block.header.number),
     blockTimestamp: toQuantity(t.block.header.timestamp),
@@ -61,6 +95,12 @@ export function formatIncludedTx(t: IncludedTx): TxFields {
     transactionIndex: toQuantity(t.index),
     ...txTypeFields(t.tx),
   }
+  // A deposit's nonce is the one it ran at (its receipt's depositNonce), as op-geth serves it.
+  if (t.receipt.depositNonce !== undefined) {
+    out.nonce = toQuantity(t.receipt.depositNonce)
+    out.depositReceiptVersion = '0x1'
+  }
+  return out
 }
 
 export function formatPoolTx(info: PoolTxInfo): TxFields {
@@ -103,7 +143,7 @@ export function formatReceipt(t: IncludedTx): Record<string, unknown> {
     out.blobGasUsed = toQuantity(r.blobGasUsed)
     out.blobGasPrice = toQuantity(r.blobGasPrice ?? 0n)
   }
-  return out
+  return Object.assign(out, opReceiptFields(r))
 }
 
 export function formatLog(log: LogEntry, t: IncludedTx, logIndex: number): Record<string, unknown> {
@@ -160,5 +200,6 @@ export function formatTxWithReceipt(t: IncludedTx): Record<string, unknown> {
     effectiveGasPrice: r.effectiveGasPrice,
     contractAddress: r.contractAddress,
     logsBloom: r.logsBloom,
+    ...opReceiptFields(t.receipt),
   }
 }

@@ -1,7 +1,7 @@
 // A receipt from what execution reported: the one place the producer and simulations build them.
 import type { ExecResult } from '../engine/index.js'
 import { effectiveGasPrice } from '../fees.js'
-import type { ReceiptData, TxRecord } from '../types.js'
+import type { L1ReceiptFields, ReceiptData, TxRecord } from '../types.js'
 
 export interface ReceiptContext {
   /** The block's base fee (the effective gas price depends on it). */
@@ -12,6 +12,8 @@ export interface ReceiptContext {
   blobGasPrice: () => bigint
   /** Block-wide index of this receipt's first log. */
   firstLogIndex: number
+  /** OP-stack blocks: the L1 fee fields (opstack/opstack.ts). */
+  l1?: L1ReceiptFields
 }
 
 export function receiptOf(tx: TxRecord, result: ExecResult, ctx: ReceiptContext): ReceiptData {
@@ -20,12 +22,14 @@ export function receiptOf(tx: TxRecord, result: ExecResult, ctx: ReceiptContext)
     status: result.error ? 0 : 1,
     gasUsed: result.gasUsed,
     cumulativeGasUsed: ctx.cumulativeGasUsed,
-    effectiveGasPrice: effectiveGasPrice(tx, ctx.baseFee),
+    effectiveGasPrice: tx.deposit ? 0n : effectiveGasPrice(tx, ctx.baseFee),
     contractAddress: result.createdAddress,
     logs: result.logs,
     logsBloom: result.logsBloom,
     blobGasUsed,
     blobGasPrice: blobGasUsed ? ctx.blobGasPrice() : undefined,
     firstLogIndex: ctx.firstLogIndex,
+    ...(result.depositNonce !== undefined ? { depositNonce: result.depositNonce } : {}),
+    ...(ctx.l1 ? { l1: ctx.l1 } : {}),
   }
 }

@@ -23,8 +23,12 @@ export async function reopen(ctx: NodeContext, timestamp?: bigint, drop?: (t: In
     await engine.live.setRoot(chain.stateRootOf(chain.head))
     for (const t of pending.txs) {
       if (drop?.(t)) continue
-      pool.add({ tx: t.tx, receivedAt: t.preconfirmedAt })
-      requeued++
+      // Deposits run at the start of the block again (opstack/opstack.ts).
+      if (t.tx.deposit) ctx.opStack?.requeue(t.tx)
+      else {
+        pool.add({ tx: t.tx, receivedAt: t.preconfirmedAt })
+        requeued++
+      }
     }
   }
   producer.resync()

@@ -3,6 +3,8 @@
 // dev services (time.ts, blocks.ts, edits.ts, mining.ts, snapshots.ts, cheats.ts) and the state
 // file (storage/persistence.ts); everything that touches state runs in the engine queue.
 import type { NodeContext } from '../context.js'
+import { NodeError } from '../errors.js'
+import type { L1FeeParams } from '../opstack/params.js'
 import type { Admission } from '../pool/admission.js'
 import type { Persistence } from '../storage/persistence.js'
 import type { CallRequest } from '../types.js'
@@ -185,5 +187,18 @@ export class DevControl {
   /** eth_sendUnsignedTransaction: from any address, no key. */
   sendUnsigned(req: CallRequest): Promise<Uint8Array> {
     return this.admission.sendUnsigned(req)
+  }
+
+  // --- OP stack -----------------------------------------------------------------------------
+
+  /**
+   * pcnode_setL1Fees: L1 values (any subset) from the next block on, whose L1-info deposit carries
+   * them. Returns that block's number.
+   */
+  setL1Fees(changes: Partial<L1FeeParams>): bigint {
+    const { opStack, chain } = this.ctx
+    if (!opStack) throw new NodeError('L1 fees exist only on OP-stack chains (--profile base); this node runs --profile ethereum')
+    opStack.setL1Fees(changes)
+    return (chain.pending?.header.number ?? chain.head.header.number) + 1n
   }
 }

@@ -3,7 +3,7 @@
 import { getAddress } from 'viem'
 import { decodeRevertReason } from '../../shared/revert.js'
 import { hexKey } from '../bytes.js'
-import { type BlockEnv, type Engine, type ExecResult, type ExecView, refusalOf } from '../engine/index.js'
+import { type BlockEnv, type Engine, type ExecResult, type ExecView, type RollupFees, refusalOf } from '../engine/index.js'
 import { ExecutionError, InvalidParamsError, RevertError } from '../errors.js'
 import type { AccountOverride, BlockOverrides, CallRequest, HeaderFields, StateOverrides } from '../types.js'
 import { SimulateError } from './errors.js'
@@ -138,7 +138,7 @@ export async function runReverted(
   req: CallRequest,
   gas: bigint,
   nonce: bigint,
-  options: { validateBalance: boolean; overrides?: StateOverrides; accessList?: boolean },
+  options: { validateBalance: boolean; overrides?: StateOverrides; accessList?: boolean; rollup?: RollupFees },
 ): Promise<CallOutcome> {
   await view.checkpoint()
   let restore = () => {}
@@ -149,6 +149,7 @@ export async function runReverted(
       skipBalance: !options.validateBalance,
       skipBlockGasLimit: true,
       accessList: options.accessList,
+      rollup: options.rollup,
     })
     return { result, failure: describeFailure(result) }
   } finally {

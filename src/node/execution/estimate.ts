@@ -1,6 +1,6 @@
 // eth_estimateGas with geth's algorithm (eth/gasestimator): 21000 shortcut for plain transfers,
 // one run at the cap, the 64/63 optimistic guess, then bisection until within 1.5%.
-import type { BlockEnv, ExecView } from '../engine/index.js'
+import type { BlockEnv, ExecView, RollupFees } from '../engine/index.js'
 import { ExecutionError } from '../errors.js'
 import type { CallRequest, StateOverrides } from '../types.js'
 import { type CallOutcome, overrideOf, refusalError, runReverted, throwFailure } from './call.js'
@@ -18,9 +18,14 @@ export interface EstimateInput {
   overrides?: StateOverrides
   /** Code of a revert's error (the profile's: -32000 on Base, 3 on geth). */
   revertCode?: number
+  /**
+   * OP stack, for a request that pays fees: the L1 data and operator fees, which the sender's
+   * balance must cover beside gas (the estimate itself stays L2 gas, as on Base).
+   */
+  rollup?: RollupFees
 }
 
-export async function estimateGas({ view, env, req, cap, overrides, revertCode }: EstimateInput): Promise<bigint> {
+export async function estimateGas({ view, env, req, cap, overrides, revertCode, rollup }: EstimateInput): Promise<bigint> {
   const from = req.from ?? new Uint8Array(20)
   const account = await view.account(from)
   let balance = account?.balance ?? 0n
@@ -35,13 +40,25 @@ export async function estimateGas({ view, env, req, cap, overrides, revertCode }
   if (value > balance) throw new ExecutionError('insufficient funds for transfer')
   if (feeCap > 0n) {
     if (value >= balance && value > 0n) throw new ExecutionError('insufficient funds for transfer')
-    const allowance = (balance - value) / feeCap
+    let available = balance - value
+    let perGas = feeCap
+    if (rollup) {
+      // The L1 fee and the operator fee's constant come off the balance; its per-gas part adds to the price.
+      available -= view.callL1Fee(req, hi, nonce, rollup) + rollup.operatorFee(0n)
+      perGas += rollup.operatorFee(1n) - rollup.operatorFee(0n)
+      if (available < 0n) available = 0n
+    }
+    const allowance = available / perGas
     if (allowance < hi) hi = allowance
   }
 
   const run = async (gas: bigint): Promise<{ ok: boolean; outcome?: CallOutcome }> => {
     try {
-      const outcome = await runReverted(view, env, req, gas, nonce, { validateBalance: feeCap > 0n, overrides })
+      const outcome = await runReverted(view, env, req, gas, nonce, {
+        validateBalance: feeCap > 0n,
+        overrides,
+        rollup: feeCap > 0n ? rollup : undefined,
+      })
       return { ok: outcome.failure === undefined, outcome }
     } catch (error) {
       // Below intrinsic gas: the run "fails" and the search raises the limit.

@@ -3,41 +3,62 @@
 import type { Chain } from '../chain/chain.js'
 import { emptyHeader } from '../chain/header.js'
 import { type Engine, genesisFileBlock, importChainFile } from '../engine/index.js'
+import { BASE_EIP1559, BASE_L1_FEES, encodeExtraData, type L1FeeParams, PREDEPLOYS } from '../opstack/params.js'
 import type { ResolvedOptions } from '../options.js'
 import type { BlockRecord } from '../types.js'
+import { installOpStack } from './opstack.js'
 import { installPredeploys } from './predeploys.js'
 
-/** Writes the genesis state and puts block 0 (and imported blocks) on `chain`. */
+/**
+ * Writes the genesis state and puts block 0 (and imported blocks) on `chain`. `opStack`: the OP
+ * predeploys and preinstalls too (profile base), and Jovian's extraData from block 0.
+ */
 export async function writeGenesis(
   engine: Engine,
   chain: Chain,
   options: ResolvedOptions,
   alloc: Array<{ address: Uint8Array; balance: bigint }>,
+  opStack: boolean,
 ): Promise<void> {
   if (engine.genesisFile) return fileGenesis(engine, chain, options)
-  chain.addSealed(await devGenesis(engine, options, alloc))
+  chain.addSealed(await devGenesis(engine, options, alloc, opStack))
 }
 
 /** The dev genesis: the accounts of `alloc` funded, the system contracts and predeploys installed. */
 async function devGenesis(
   engine: Engine,
-  options: Pick<ResolvedOptions, 'gasLimit' | 'baseFee'>,
+  options: ResolvedOptions,
   alloc: Array<{ address: Uint8Array; balance: bigint }>,
+  opStack: boolean,
 ): Promise<BlockRecord> {
   const { live } = engine
+  const timestamp = BigInt(Math.floor(Date.now() / 1000))
   await live.checkpoint()
   for (const { address, balance } of alloc) await live.putAccount(address, { nonce: 0n, balance })
   await engine.installSystemContracts(live)
   await installPredeploys(engine) // the smart-wallet factory and implementation
+  if (opStack) await installOpStack(live, engine.chainId, l1FeesOf(options), timestamp)
   await live.commit()
   const header = emptyHeader({
-    timestamp: BigInt(Math.floor(Date.now() / 1000)),
+    timestamp,
     gasLimit: options.gasLimit,
     baseFeePerGas: options.baseFee,
     stateRoot: await live.root(),
+    ...(opStack ? { extraData: encodeExtraData(BASE_EIP1559), coinbase: PREDEPLOYS.SequencerFeeVault } : {}),
   })
   const view = engine.header(header)
   return { header, hash: view.hash(), sealed: true, txs: [], flashblocks: 0, size: BigInt(view.size()) + 3n }
+}
+
+/** The L1 values the options give (the rest Base's defaults). */
+export function l1FeesOf(options: ResolvedOptions): L1FeeParams {
+  return {
+    ...BASE_L1_FEES,
+    baseFee: options.l1BaseFee,
+    blobBaseFee: options.l1BlobBaseFee,
+    baseFeeScalar: options.l1BaseFeeScalar,
+    blobBaseFeeScalar: options.l1BlobBaseFeeScalar,
+  }
 }
 
 /** --genesis FILE (and --import FILE): geth's genesis, then the imported blocks. */

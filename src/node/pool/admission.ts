@@ -4,6 +4,7 @@
 import type { DevAccount } from '../accounts.js'
 import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
+import { DEPOSIT_TX_TYPE } from '../engine/index.js'
 import { InvalidParamsError, TxRejectedError } from '../errors.js'
 import { SUGGESTED_TIP } from '../fees.js'
 import type { CallRequest, HeaderFields, PoolTxInfo, TxRecord } from '../types.js'
@@ -32,9 +33,30 @@ export class Admission {
     return this.keys.get(hexKey(address))
   }
 
-  /** Decodes, validates against the pre-confirmed state and pools a signed transaction. */
+  /**
+   * Decodes, validates against the pre-confirmed state and pools a signed transaction. On an OP
+   * stack, a deposit (type 0x7e, as anvil takes them) waits for the start of a block instead, and
+   * blob transactions are refused, as Base refuses them.
+   */
   async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
-    return this.submit(await this.ctx.engine.decodeTransaction(raw))
+    const { opStack, engine } = this.ctx
+    if (!opStack && raw[0] === DEPOSIT_TX_TYPE) throw new TxRejectedError('transaction type not supported')
+    const tx = await engine.decodeTransaction(raw)
+    if (opStack && tx.blobVersionedHashes) throw new TxRejectedError('transaction type not supported')
+    if (tx.deposit) return this.submitDeposit(tx)
+    return this.submit(tx)
+  }
+
+  /** A user deposit: queued for the start of a block, where deposits run (opstack/opstack.ts). */
+  private submitDeposit(tx: TxRecord): Uint8Array {
+    const { chain, opStack, events, sequencer } = this.ctx
+    if (chain.getTx(tx.hash) || opStack?.isQueued(tx.hash)) throw new TxRejectedError('already known')
+    const blockGasLimit = (chain.pending ?? chain.head).header.gasLimit
+    if (tx.gasLimit > blockGasLimit) throw new TxRejectedError('exceeds block gas limit')
+    opStack?.queueDeposit(tx)
+    events.emit('pendingTx', { tx, receivedAt: performance.now() })
+    sequencer.notify()
+    return tx.hash
   }
 
   /** eth_sendTransaction: a dev account signs (or an impersonated sender sends unsigned). */
@@ -110,6 +132,7 @@ export class Admission {
       floorDataGas: engine.floorDataGas(info.tx),
       blobGasPerBlob: info.tx.blobVersionedHashes ? engine.blobGasPerBlob() : 0n,
       account: { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n },
+      rollupFees: this.ctx.opStack?.upfrontFees(info.tx),
     })
   }
 }

@@ -21,6 +21,8 @@ export interface ValidationContext {
   /** Gas per blob under the current hardfork. */
   blobGasPerBlob: bigint
   account: AccountView
+  /** OP stack: the L1 data fee and the operator fee on the gas limit, paid beside gas (op-geth's pool counts them). */
+  rollupFees?: { l1Fee: bigint; operatorFee: bigint }
 }
 
 /** Minimum bump, in percent, for a replacement (geth's PriceBump). */
@@ -32,6 +34,11 @@ export function upfrontCost(tx: TxRecord, blobGasPerBlob: bigint): bigint {
   let cost = tx.gasLimit * maxFee(tx) + tx.value
   if (tx.blobVersionedHashes) cost += BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob * (tx.maxFeePerBlobGas ?? 0n)
   return cost
+}
+
+function rollupPart({ l1Fee, operatorFee }: { l1Fee: bigint; operatorFee: bigint }): string {
+  const op = operatorFee > 0n ? ` and operator fee ${operatorFee}` : ''
+  return `the cost includes the L1 data fee ${l1Fee}${op} wei, which OP-stack chains charge beside gas`
 }
 
 /** `nonce too low`, with the nonces a client should have used (for the pre-confirmation hint). */
@@ -111,10 +118,13 @@ export class TxPool {
         pending,
       )
     }
-    const cost = upfrontCost(tx, ctx.blobGasPerBlob)
+    const rollup = ctx.rollupFees
+    const cost = upfrontCost(tx, ctx.blobGasPerBlob) + (rollup ? rollup.l1Fee + rollup.operatorFee : 0n)
     if (ctx.account.balance < cost) {
+      // op-geth's text (the cost includes the L1 fee); then what of it is not gas, for wallets that forget it.
+      const beside = rollup && rollup.l1Fee + rollup.operatorFee > 0n ? `; ${rollupPart(rollup)}` : ''
       throw new TxRejectedError(
-        `insufficient funds for gas * price + value: balance ${ctx.account.balance}, tx cost ${cost}, overshot ${cost - ctx.account.balance}`,
+        `insufficient funds for gas * price + value: balance ${ctx.account.balance}, tx cost ${cost}, overshot ${cost - ctx.account.balance}${beside}`,
       )
     }
     const existing = this.bySender.get(hexKey(tx.from))?.get(tx.nonce)

@@ -6,9 +6,12 @@ import { randomBytes } from 'node:crypto'
 import type { Chain } from '../chain/chain.js'
 import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../chain/header.js'
 import { receiptOf } from '../chain/receipt.js'
-import type { BlockEnv, Engine, HeaderView } from '../engine/index.js'
+import type { BlockEnv, Engine, HeaderView, RollupFees } from '../engine/index.js'
 import { encodeReceipt } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
+import type { L1BlockValues } from '../opstack/l1-block.js'
+import type { OpStack } from '../opstack/opstack.js'
+import { PREDEPLOYS } from '../opstack/params.js'
 import type { BlockRecord, HeaderFields, IncludedTx, PoolTxInfo } from '../types.js'
 
 /** Execution time between two turns of the event loop inside a long flashblock. */
@@ -39,16 +42,37 @@ export interface FlashblockResult {
   executed: number
 }
 
+/** What a batch did to the open block, before it is published (see publish). */
+interface BatchRun {
+  included: IncludedTx[]
+  receipts: Uint8Array[]
+  rejected: FlashblockResult['rejected']
+  executed: number
+  gasUsed: bigint
+  blobGasUsed: bigint
+  logCount: number
+}
+
+/** An OP-stack block's L1 values and what it charges with them. */
+interface RollupBlock {
+  l1: L1BlockValues
+  fees: RollupFees
+}
+
 export class BlockProducer {
   private parentHeader: HeaderView
   private env: BlockEnv | undefined
   private encodedReceipts: Uint8Array[] = []
   private logCount = 0
+  /** The open block's L1 values (OP stack), read after its L1-info deposit; undefined until needed. */
+  private rollup: RollupBlock | undefined
 
   constructor(
     private readonly engine: Engine,
     private readonly chain: Chain,
     private readonly events: NodeEvents,
+    /** The OP-stack rules (profile base); undefined on Ethereum. */
+    private readonly opStack?: OpStack,
   ) {
     this.parentHeader = engine.header(chain.head.header)
   }
@@ -65,31 +89,79 @@ export class BlockProducer {
       number: parent.number + 1n,
       timestamp: timestamp ?? (now > parent.timestamp ? now : parent.timestamp + 1n),
       gasLimit: parent.gasLimit,
-      baseFeePerGas: this.parentHeader.nextBaseFee(),
       stateRoot: parent.stateRoot,
       mixHash: randomBytes(32),
-      excessBlobGas: this.parentHeader.nextExcessBlobGas(),
+      // An OP stack's own: its fee vault as miner, Jovian's extraData and base fee, no blob market.
+      ...(this.opStack?.headerFields(parent) ?? {
+        baseFeePerGas: this.parentHeader.nextBaseFee(),
+        excessBlobGas: this.parentHeader.nextExcessBlobGas(),
+      }),
     })
   }
 
-  /** Opens the next block: flashblock 0, carrying only the system-contract updates. */
+  /** The base fee and blob base fee of a block after `parent` (eth_feeHistory's last entry). */
+  nextFees(parent: HeaderFields): { baseFee: bigint; blobGasPrice: bigint } {
+    const op = this.opStack?.headerFields(parent)
+    if (op) return { baseFee: op.baseFeePerGas, blobGasPrice: 1n } // no blob market: excess blob gas stays 0
+    const header = this.engine.header(parent)
+    return { baseFee: header.nextBaseFee(), blobGasPrice: header.nextBlobGasPrice() }
+  }
+
+  /**
+   * Opens the next block: flashblock 0, carrying the system-contract updates and, on an OP stack,
+   * the L1-info deposit and the user deposits waiting (Base's flashblock 0 holds only those).
+   */
   async open(timestamp?: bigint): Promise<BlockRecord> {
     if (this.chain.pending) return this.chain.pending
     const header = this.nextHeaderFields(timestamp)
-    const { engine } = this
+    const { engine, opStack } = this
     engine.setHardforkFor(header.number, header.timestamp) // --genesis: the fork schedule's
     const { live } = engine
-    await live.checkpoint()
-    await engine.applySystemWrites(live, header)
-    await live.commit()
-    header.stateRoot = await live.root()
-    const block: BlockRecord = { header, hash: new Uint8Array(), sealed: false, txs: [], flashblocks: 1, size: 0n }
-    this.env = engine.blockEnv(header)
+    const block: BlockRecord = { header, hash: new Uint8Array(), sealed: false, txs: [], flashblocks: 0, size: 0n }
+    const env = engine.blockEnv(header)
+    this.env = env
     this.encodedReceipts = []
     this.logCount = 0
+    this.rollup = undefined
+    await live.checkpoint()
+    await engine.applySystemWrites(live, header)
+    let run: BatchRun | undefined
+    if (opStack) {
+      const l1Info = engine.buildDeposit(await opStack.l1InfoDeposit(live, header.timestamp))
+      run = await this.execute(
+        block,
+        env,
+        [l1Info, ...opStack.takeDeposits()].map((tx) => ({ tx, receivedAt: 0 })),
+      )
+      // Deposit receipts report the block's L1 values too (Base's do), known once the first ran.
+      const { l1 } = (await this.rollupOf()) as RollupBlock
+      for (const t of run.included) t.receipt.l1 = opStack.receiptFields(l1, t.tx, undefined)
+      this.serveReceipts(run)
+    }
+    await live.commit()
+    header.stateRoot = await live.root()
+    if (run) this.publish(block, run)
+    block.flashblocks = 1
     this.chain.pending = block
-    this.events.emit('flashblock', { block, index: 0, txs: [] })
+    this.events.emit('flashblock', { block, index: 0, txs: run?.included ?? [] })
     return block
+  }
+
+  /** Whether user deposits wait for a block to start (they run before any other transaction). */
+  get depositsWaiting(): boolean {
+    return (this.opStack?.depositsWaiting ?? 0) > 0
+  }
+
+  /** The L1 values and fees of the open block (OP stack), read from its L1Block once per block. */
+  private async rollupOf(): Promise<RollupBlock | undefined> {
+    const { opStack } = this
+    if (!opStack) return undefined
+    if (!this.rollup) {
+      const l1 = await opStack.readL1Fees(this.engine.live)
+      this.rollup = { l1, fees: opStack.fees(l1) }
+      opStack.current = l1
+    }
+    return this.rollup
   }
 
   /**
@@ -98,23 +170,69 @@ export class BlockProducer {
    * flashblock executes (they only read the state cache, which is consistent between
    * transactions). Receipts are served once the transactions have executed; the pending block and
    * the announcement change in one step after the state is committed: readers see whole
-   * flashblocks only.
+   * flashblocks only. User deposits waiting run first while the block holds only deposits.
    */
   async flashblock(batch: PoolTxInfo[], budget: FlashblockBudget = UNBOUNDED): Promise<FlashblockResult> {
     const block = this.chain.pending ?? (await this.open())
     const env = this.env as BlockEnv
-    const { live, queue } = this.engine
-    const h = block.header
-    const included: IncludedTx[] = []
-    const receipts: Uint8Array[] = []
-    const rejected: FlashblockResult['rejected'] = []
     const index = block.flashblocks
-    let gasUsed = h.gasUsed
-    let blobGasUsed = h.blobGasUsed
-    let logCount = this.logCount
+    if (this.depositsWaiting && block.txs.every((t) => t.tx.deposit)) {
+      const deposits = (this.opStack as OpStack).takeDeposits().map((tx) => ({ tx, receivedAt: 0 }))
+      batch = [...deposits, ...batch]
+    }
+    const { live } = this.engine
     await live.checkpoint()
+    const run = await this.execute(block, env, batch, budget)
+    if (run.included.length > 0) {
+      // Receipts are served from here on, and waiting requests (a client polling for one) get in
+      // before the state commits to the trie, the slowest step of a small flashblock. The pending
+      // block, its logs and the announcement follow in one step once the root is known.
+      this.serveReceipts(run)
+      await new Promise(setImmediate)
+    }
+    await live.commit()
+    if (run.included.length > 0) {
+      block.header.stateRoot = await live.root()
+      // Published in one synchronous step: no reader sees part of this flashblock.
+      this.publish(block, run)
+      block.flashblocks++
+      this.events.emit('flashblock', { block, index, txs: run.included })
+    }
+    const { included, rejected, executed } = run
+    return { block, index, included, rejected, executed }
+  }
+
+  /** Serves the receipts of an executed batch (pre-confirmed) before its block is published. */
+  private serveReceipts(run: BatchRun): void {
+    const now = performance.now()
+    for (const t of run.included) {
+      t.preconfirmedAt = now
+      this.chain.addPreconfirmed(t)
+    }
+  }
+
+  /** Runs `batch` on the live state (inside the caller's checkpoint) as the block's next transactions, within `budget`. */
+  private async execute(
+    block: BlockRecord,
+    env: BlockEnv,
+    batch: PoolTxInfo[],
+    budget: FlashblockBudget = UNBOUNDED,
+  ): Promise<BatchRun> {
+    const { live, queue } = this.engine
+    const { opStack } = this
+    const h = block.header
+    const rollup = await this.rollupOfBatch(batch)
+    const run: BatchRun = {
+      included: [],
+      receipts: [],
+      rejected: [],
+      executed: 0,
+      gasUsed: h.gasUsed,
+      blobGasUsed: h.blobGasUsed,
+      logCount: this.logCount,
+    }
+    const index = block.flashblocks
     const start = performance.now()
-    let executed = 0
     let spent = 0
     let sliceStart = start
     for (const info of batch) {
@@ -123,69 +241,73 @@ export class BlockProducer {
         spent + t - sliceStart > budget.executionMs ||
         t - start > budget.wallMs ||
         (t - start > budget.whileOthersWaitMs && queue.size > 1)
-      if (executed > 0 && over) break
+      if (run.executed > 0 && over) break
       if (t - sliceStart > SLICE_MS) {
         spent += t - sliceStart
         await new Promise(setImmediate)
         sliceStart = performance.now()
       }
-      executed++
+      run.executed++
       const { tx } = info
-      if (tx.gasLimit > h.gasLimit - gasUsed) {
-        rejected.push({ info, error: new Error('block gas limit reached') })
+      if (tx.gasLimit > h.gasLimit - run.gasUsed) {
+        run.rejected.push({ info, error: new Error('block gas limit reached') })
+        continue
+      }
+      // Jovian: the block's DA footprint (its blobGasUsed) stays within its gas limit.
+      const da = rollup && opStack ? opStack.daFootprint(rollup.l1, tx) : 0n
+      if (da > h.gasLimit - run.blobGasUsed) {
+        run.rejected.push({ info, error: new Error('block gas limit reached (DA footprint)') })
         continue
       }
       try {
-        const result = await live.execute(tx, env, { blockGasUsed: gasUsed, receipt: true })
-        gasUsed += result.blockGasSpent
-        if (result.blobGasUsed) blobGasUsed += result.blobGasUsed
-        included.push({
+        // Deposits pay no fees (and the L1-info deposit runs before the block's L1 values exist).
+        const fees = tx.deposit ? undefined : rollup?.fees
+        const result = await live.execute(tx, env, { blockGasUsed: run.gasUsed, receipt: true, rollup: fees })
+        run.gasUsed += result.blockGasSpent
+        if (result.blobGasUsed) run.blobGasUsed += result.blobGasUsed
+        run.blobGasUsed += da
+        const l1 = rollup?.l1
+        const included: IncludedTx = {
           tx,
-          index: block.txs.length + included.length,
+          index: block.txs.length + run.included.length,
           flashblockIndex: index,
           preconfirmedAt: 0,
           block,
           receipt: receiptOf(tx, result, {
             baseFee: h.baseFeePerGas,
-            cumulativeGasUsed: gasUsed,
+            cumulativeGasUsed: run.gasUsed,
             blobGasPrice: () => env.blobGasPrice(),
-            firstLogIndex: logCount,
+            firstLogIndex: run.logCount,
+            l1: l1 && opStack?.receiptFields(l1, tx, result.rollup?.l1Fee),
           }),
-        })
-        logCount += result.logs.length
-        receipts.push(result.receipt as Uint8Array)
+        }
+        run.included.push(included)
+        run.logCount += result.logs.length
+        run.receipts.push(result.receipt as Uint8Array)
       } catch (error) {
-        rejected.push({ info, error: error as Error })
+        run.rejected.push({ info, error: error as Error })
       }
     }
-    if (included.length > 0) {
-      // Receipts are served from here on, and waiting requests (a client polling for one) get in
-      // before the state commits to the trie, the slowest step of a small flashblock. The pending
-      // block, its logs and the announcement follow in one step once the root is known.
-      const now = performance.now()
-      for (const t of included) {
-        t.preconfirmedAt = now
-        this.chain.addPreconfirmed(t)
-      }
-      await new Promise(setImmediate)
+    return run
+  }
+
+  /** The block's L1 values when `batch` holds more than deposits (the first deposit writes them). */
+  private async rollupOfBatch(batch: PoolTxInfo[]): Promise<RollupBlock | undefined> {
+    if (!this.opStack || batch.every((i) => i.tx.deposit)) return this.rollup
+    return this.rollupOf()
+  }
+
+  /** Puts an executed batch into the block (the caller has committed the state and set its root). */
+  private publish(block: BlockRecord, run: BatchRun): void {
+    const h = block.header
+    h.gasUsed = run.gasUsed
+    h.blobGasUsed = run.blobGasUsed
+    this.logCount = run.logCount
+    this.encodedReceipts.push(...run.receipts)
+    for (const t of run.included) {
+      block.txs.push(t)
+      block.size += BigInt(t.tx.raw.length)
     }
-    await live.commit()
-    if (included.length > 0) {
-      const stateRoot = await live.root()
-      // Published in one synchronous step: no reader sees part of this flashblock.
-      h.gasUsed = gasUsed
-      h.blobGasUsed = blobGasUsed
-      h.stateRoot = stateRoot
-      this.logCount = logCount
-      this.encodedReceipts.push(...receipts)
-      for (const t of included) {
-        block.txs.push(t)
-        block.size += BigInt(t.tx.raw.length)
-      }
-      block.flashblocks++
-      this.events.emit('flashblock', { block, index, txs: included })
-    }
-    return { block, index, included, rejected, executed }
   }
 
   /** Seals the pending block: roots, bloom, hash; it becomes the head. */
@@ -197,6 +319,9 @@ export class BlockProducer {
     h.transactionsRoot = block.txs.length ? engine.orderedRoot(block.txs.map((t) => t.tx.raw)) : EMPTY_TRIE_ROOT
     h.receiptsRoot = block.txs.length ? engine.orderedRoot(this.encodedReceipts) : EMPTY_TRIE_ROOT
     h.logsBloom = combineBlooms(block.txs.map((t) => t.receipt.logsBloom))
+    // Isthmus: the withdrawals root is the L2ToL1MessagePasser's storage root.
+    if (this.opStack)
+      h.withdrawalsRoot = (await engine.live.account(PREDEPLOYS.L2ToL1MessagePasser))?.storageRoot ?? EMPTY_TRIE_ROOT
     const header = engine.header(h)
     block.hash = header.hash()
     block.size += BigInt(header.size()) + 3n
@@ -204,6 +329,8 @@ export class BlockProducer {
     this.parentHeader = header
     this.chain.pending = undefined
     this.env = undefined
+    this.rollup = undefined
+    this.opStack?.sealed()
     this.chain.addSealed(block)
     this.events.emit('block', { block })
     return block
@@ -212,7 +339,7 @@ export class BlockProducer {
   /**
    * Re-reads the head and the pending block from the chain after they were replaced under it
    * (evm_revert, anvil_reset, state loads): the parent header, and the open block's execution
-   * context, encoded receipts and log count.
+   * context, encoded receipts, log count and L1 values.
    */
   resync(): void {
     this.parentHeader = this.engine.header(this.chain.head.header)
@@ -220,6 +347,7 @@ export class BlockProducer {
     this.env = block ? this.engine.blockEnv(block.header) : undefined
     this.encodedReceipts = (block?.txs ?? []).map(({ receipt, tx }) => encodeReceipt(tx.type, receipt))
     this.logCount = (block?.txs ?? []).reduce((n, t) => n + t.receipt.logs.length, 0)
+    this.rollup = undefined
   }
 
   /** Hash of the pending block as it stands (Base computes it from the current flashblock). */

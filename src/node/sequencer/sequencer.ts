@@ -95,7 +95,7 @@ export class Sequencer {
     const { blockTime, preconfInterval } = this.config
     if (preconfInterval > 0) this.flashClock = new Metronome(preconfInterval, () => this.flash(), this.failed)
     if (blockTime > 0) this.sealClock = new Metronome(blockTime, () => this.seal(), this.failed)
-    if (this.pool.size > 0) this.notify()
+    if (this.pool.size > 0 || this.producer.depositsWaiting) this.notify()
   }
 
   private disarm(): void {
@@ -131,7 +131,7 @@ export class Sequencer {
 
   /** Executes ready pool transactions as the next flashblock. */
   flash(): Promise<void> {
-    if (this.pool.size === 0) return Promise.resolve()
+    if (this.pool.size === 0 && !this.producer.depositsWaiting) return Promise.resolve()
     const run = this.engine.queue
       .run(() => this.flashNow(), { consistent: true })
       .then(async (more) => {
@@ -151,7 +151,7 @@ export class Sequencer {
     const stateNonce = (from: Uint8Array) => nonces.get(hexKey(from)) ?? 0n
     const room = block.header.gasLimit - block.header.gasUsed
     const batch = this.pool.selectReady(block.header.baseFeePerGas, room, 5000, stateNonce)
-    if (batch.length === 0) return false
+    if (batch.length === 0 && !this.producer.depositsWaiting) return false
     const result = await this.producer.flashblock(batch, flashblockBudget(this.config.preconfInterval))
     for (const t of result.included) {
       this.pool.remove(this.pool.get(t.tx.hash) ?? { tx: t.tx, receivedAt: 0 })

@@ -108,7 +108,12 @@ export class Persistence {
     chain.stateFrom = head.header.number
     chain.setStateRootOverride(head, equalsBytes(root, head.header.stateRoot) ? undefined : root)
     producer.resync()
-    replacePool(pool, s.pool)
+    // Deposits of the saved open block wait for the start of the next one (opstack/opstack.ts).
+    for (const info of s.pool) if (info.tx.deposit) this.ctx.opStack?.requeue(info.tx)
+    replacePool(
+      pool,
+      s.pool.filter((info) => !info.tx.deposit),
+    )
     clock.offset = s.timeOffset
     clock.nextTimestamp = undefined
   }

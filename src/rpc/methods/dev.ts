@@ -6,7 +6,7 @@ import { StateFormatError } from '../../node/storage/state-file/decode.js'
 import { expectArgs, type Handler, type MethodTable } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
 import { parseAddress, parseData, parseHash, parseQuantity, parseSlot, toData, toQuantity } from '../hex.js'
-import { isObject, parseCallRequest } from '../params.js'
+import { isObject, parseBoundedQuantity, parseCallRequest } from '../params.js'
 import type { MethodGroup } from './context.js'
 
 function parseBool(value: unknown, name: string): boolean {
@@ -31,6 +31,29 @@ function parseWord(value: unknown, name: string): Uint8Array {
   if (bytes.length > 32) throw invalidParams(`invalid argument ${name}: longer than 32 bytes`)
   const out = new Uint8Array(32)
   out.set(bytes, 32 - bytes.length)
+  return out
+}
+
+/** L1Block's field widths (OP specs, jovian/l1-attributes.md). */
+const L1_FEE_BITS = {
+  baseFee: 256,
+  blobBaseFee: 256,
+  baseFeeScalar: 32,
+  blobBaseFeeScalar: 32,
+  operatorFeeScalar: 32,
+  operatorFeeConstant: 64,
+} as const
+
+function parseL1Fees(value: unknown): Partial<Record<keyof typeof L1_FEE_BITS, bigint>> {
+  if (!isObject(value)) throw invalidParams('invalid argument 0: expected an object of L1 fee values')
+  const out: Partial<Record<keyof typeof L1_FEE_BITS, bigint>> = {}
+  for (const [key, raw] of Object.entries(value)) {
+    if (!(key in L1_FEE_BITS)) {
+      throw invalidParams(`invalid argument 0: unknown field ${key} (expected ${Object.keys(L1_FEE_BITS).join(', ')})`)
+    }
+    const name = key as keyof typeof L1_FEE_BITS
+    out[name] = parseBoundedQuantity(raw, name, L1_FEE_BITS[name])
+  }
   return out
 }
 
@@ -178,6 +201,15 @@ export const devMethods: MethodGroup = (node) => {
       return null
     },
     pcnode_getMiningConfig: () => dev.miningConfig,
+    /**
+     * OP stack: L1 values from the next block on, any subset of { baseFee, blobBaseFee,
+     * baseFeeScalar, blobBaseFeeScalar, operatorFeeScalar, operatorFeeConstant }. Answers the number
+     * of the first block whose L1-info deposit carries them.
+     */
+    pcnode_setL1Fees: (params) => {
+      expectArgs(params, 1, 1)
+      return toQuantity(dev.setL1Fees(parseL1Fees(params[0])))
+    },
   }
   return { ...anvil, ...hardhat, ...evm }
 }

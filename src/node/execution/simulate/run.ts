@@ -5,7 +5,15 @@
 // -380xx codes and Base's defaults (block-time timestamp step, zero stateRoot).
 import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../../chain/header.js'
 import { receiptOf } from '../../chain/receipt.js'
-import { type BlockEnv, type Engine, type ExecResult, type ExecView, refusalOf, ZERO_ADDRESS } from '../../engine/index.js'
+import {
+  type BlockEnv,
+  type Engine,
+  type ExecResult,
+  type ExecView,
+  type RollupFees,
+  refusalOf,
+  ZERO_ADDRESS,
+} from '../../engine/index.js'
 import { InvalidParamsError } from '../../errors.js'
 import { BASE_PROFILE, type ChainProfile } from '../../profile.js'
 import type { BlockRecord, CallRequest, HeaderFields, IncludedTx, LogEntry, TxRecord, Withdrawal } from '../../types.js'
@@ -43,6 +51,10 @@ export interface SimulateContext {
   timeStep: bigint
   /** Which stateRoot the simulated blocks report (profile.ts); Base's zero root when absent. */
   profile?: Pick<ChainProfile, 'simulatedStateRoot' | 'oneMovePerTarget'>
+  /** OP stack: the L1 data and operator fees calls that pay fees are charged (engine/rollup.ts). */
+  rollup?: RollupFees
+  /** The base fee of a block after `parent` (the chain's rule: an OP stack's differs); EIP-1559's when absent. */
+  nextBaseFee?: (parent: HeaderFields) => bigint
 }
 
 const MAX_NONCE = 2n ** 64n - 1n
@@ -135,7 +147,8 @@ class Simulation {
       number: planned.number,
       timestamp: planned.time,
       gasLimit: parent.header.gasLimit,
-      baseFeePerGas: this.validation && engine.isActive(1559) ? parentHeader.nextBaseFee() : 0n,
+      baseFeePerGas:
+        this.validation && engine.isActive(1559) ? (this.ctx.nextBaseFee?.(parent.header) ?? parentHeader.nextBaseFee()) : 0n,
       coinbase: parent.header.coinbase,
       stateRoot: new Uint8Array(32),
       excessBlobGas: engine.isActive(4844) ? parentHeader.nextExcessBlobGas() : 0n,
@@ -297,6 +310,7 @@ class Simulation {
         skipBlockGasLimit: true,
         asCall: true,
         receipt: true,
+        rollup: paysNothing ? undefined : this.ctx.rollup,
       })
     } catch (error) {
       throw refusalAsSimulateError(error, invalid)

@@ -4,6 +4,7 @@ import { toData as hex, toQuantity as qty } from '../../../shared/hex.js'
 import type { Chain } from '../../chain/chain.js'
 import { HEADER_FIELDS } from '../../chain/header.js'
 import type { AccountDump, Engine } from '../../engine/index.js'
+import { isL1InfoDeposit } from '../../opstack/l1-block.js'
 import type { TxPool } from '../../pool/pool.js'
 import type { BlockRecord, HeaderFields, ReceiptData, TxRecord } from '../../types.js'
 import {
@@ -36,7 +37,8 @@ export async function captureState(
   timeOffset: bigint,
 ): Promise<StateCapture> {
   const stateRoot = chain.stateRootOf(chain.head)
-  const pending: PoolJson[] = (chain.pending?.txs ?? []).map((t) => poolJson(t.tx))
+  // The open block's L1-info deposit is not kept: the next block makes its own.
+  const pending: PoolJson[] = (chain.pending?.txs ?? []).filter((t) => !isL1InfoDeposit(t.tx)).map((t) => poolJson(t.tx))
   const pooled = pool.all().map((info) => poolJson(info.tx))
   return {
     chainId: engine.chainId,
@@ -110,6 +112,8 @@ function receiptJson(r: ReceiptData): ReceiptJson {
   if (r.contractAddress) out.contractAddress = hex(r.contractAddress)
   if (r.blobGasUsed !== undefined) out.blobGasUsed = qty(r.blobGasUsed)
   if (r.blobGasPrice !== undefined) out.blobGasPrice = qty(r.blobGasPrice)
+  if (r.depositNonce !== undefined) out.depositNonce = qty(r.depositNonce)
+  if (r.l1) out.l1 = Object.fromEntries(Object.entries(r.l1).map(([k, v]) => [k, qty(v)])) as ReceiptJson['l1']
   return out
 }
 

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path'
 import type { Hex } from '../../../shared/hex.js'
 import type { ResolvedOptions } from '../../options.js'
-import type { HeaderFields } from '../../types.js'
+import type { HeaderFields, L1ReceiptFields } from '../../types.js'
 
 export const STATE_FORMAT = 'pcnode-state'
 export const STATE_VERSION = 1
@@ -32,6 +32,10 @@ export interface ReceiptJson {
   logs: Array<{ address: Hex; topics: Hex[]; data: Hex }>
   blobGasUsed?: Hex
   blobGasPrice?: Hex
+  /** OP-stack deposits. */
+  depositNonce?: Hex
+  /** OP-stack blocks: the L1 fee fields. */
+  l1?: { [K in keyof L1ReceiptFields]: Hex }
 }
 
 export interface TxJson {

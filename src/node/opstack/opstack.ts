@@ -1,0 +1,141 @@
+// An OP-stack chain's rules as the node applies them (Base's, under the `base` profile): what a
+// block's header carries (fee vault as miner, Jovian extraData and base fee), the L1-info deposit
+// that opens it, the fees charged beside gas and what receipts report of them, and the user
+// deposits waiting for the start of a block. The formulas are in fees.ts, L1Block in l1-block.ts.
+import { hexKey } from '../bytes.js'
+import type { RollupFees, StateView } from '../engine/index.js'
+import type { HeaderFields, L1ReceiptFields, TxRecord } from '../types.js'
+import { daFootprint, fastLzSize, l1Cost, nextBaseFee, operatorFee } from './fees.js'
+import { isL1InfoDeposit, type L1BlockValues, l1InfoDeposit, nextL1Block, readL1Block } from './l1-block.js'
+import { BASE_EIP1559, decodeExtraData, encodeExtraData, type L1FeeParams, PREDEPLOYS } from './params.js'
+
+/** GasPriceOracle.getL1Fee's allowance for the signature an unsigned transaction lacks (Fjord). */
+const UNSIGNED_OVERHEAD = 68
+
+/** FastLZ sizes of transaction envelopes, computed once per envelope. */
+const flzSizes = new WeakMap<Uint8Array, number>()
+function flzOf(bytes: Uint8Array): number {
+  let size = flzSizes.get(bytes)
+  if (size === undefined) {
+    size = fastLzSize(bytes)
+    flzSizes.set(bytes, size)
+  }
+  return size
+}
+
+export class OpStack {
+  /** The L1 fee inputs of the open block (its L1-info deposit's): sends are checked against them. */
+  current: L1FeeParams
+  /** Asked for, not yet in an L1-info deposit. */
+  private changes: Partial<L1FeeParams> = {}
+  /** In the open block's L1-info deposit: made again if that block is re-opened, done once it is sealed. */
+  private applying: Partial<L1FeeParams> = {}
+  private readonly deposits: TxRecord[] = []
+
+  constructor(initial: L1FeeParams) {
+    this.current = initial
+  }
+
+  // --- blocks -------------------------------------------------------------------------------
+
+  /** Header fields of the block after `parent` (Jovian, OP specs jovian/exec-engine.md). */
+  headerFields(parent: HeaderFields): Pick<HeaderFields, 'coinbase' | 'extraData' | 'baseFeePerGas' | 'excessBlobGas'> {
+    const params = decodeExtraData(parent.extraData) ?? BASE_EIP1559
+    return {
+      coinbase: PREDEPLOYS.SequencerFeeVault,
+      extraData: encodeExtraData(params),
+      baseFeePerGas: nextBaseFee(parent, params),
+      excessBlobGas: 0n,
+    }
+  }
+
+  /** L1 values from the next block on (pcnode_setL1Fees, the CLI flags): the next L1-info deposit carries them. */
+  setL1Fees(changes: Partial<L1FeeParams>): void {
+    this.changes = { ...this.changes, ...changes }
+  }
+
+  /**
+   * The L1-info deposit opening a block at `timestamp` on the state `view` holds: the L1Block
+   * values there, moved on by one block, with the fee changes asked for since.
+   */
+  async l1InfoDeposit(view: StateView, timestamp: bigint) {
+    this.applying = { ...this.applying, ...this.changes }
+    this.changes = {}
+    return l1InfoDeposit(nextL1Block(await readL1Block(view), this.applying, timestamp))
+  }
+
+  /** The block carrying the last L1-info deposit was sealed: its changes are in the chain's state now. */
+  sealed(): void {
+    this.applying = {}
+  }
+
+  /** The L1 fee inputs in `view`'s L1Block (a block's, once its L1-info deposit ran). */
+  readL1Fees(view: StateView): Promise<L1BlockValues> {
+    return readL1Block(view)
+  }
+
+  // --- deposits from eth_sendRawTransaction ----------------------------------------------------
+
+  /** A user deposit, to run at the start of a block (after the L1-info deposit). */
+  queueDeposit(tx: TxRecord): void {
+    this.deposits.push(tx)
+  }
+
+  /**
+   * A deposit taken out of a discarded open block (re-opened, or saved unsealed): a user's waits for
+   * the next block again; an L1-info deposit is dropped, as every block makes its own.
+   */
+  requeue(tx: TxRecord): void {
+    if (!isL1InfoDeposit(tx)) this.deposits.push(tx)
+  }
+
+  isQueued(hash: Uint8Array): boolean {
+    const key = hexKey(hash)
+    return this.deposits.some((tx) => hexKey(tx.hash) === key)
+  }
+
+  get depositsWaiting(): number {
+    return this.deposits.length
+  }
+
+  takeDeposits(): TxRecord[] {
+    return this.deposits.splice(0)
+  }
+
+  // --- fees ---------------------------------------------------------------------------------
+
+  /** What a block with these L1 values charges besides gas (engine/rollup.ts applies it). */
+  fees(p: L1FeeParams): RollupFees {
+    return {
+      l1Fee: (bytes, signed) => l1Cost(p, flzOf(bytes) + (signed ? 0 : UNSIGNED_OVERHEAD)).fee,
+      operatorFee: (gas) => operatorFee(p, gas),
+      vaults: { baseFee: PREDEPLOYS.BaseFeeVault, l1Fee: PREDEPLOYS.L1FeeVault, operatorFee: PREDEPLOYS.OperatorFeeVault },
+    }
+  }
+
+  /** L1 and operator fees a sender must hold for `tx` beside gas and value (the pool's check). */
+  upfrontFees(tx: TxRecord): { l1Fee: bigint; operatorFee: bigint } {
+    return { l1Fee: l1Cost(this.current, flzOf(tx.raw)).fee, operatorFee: operatorFee(this.current, tx.gasLimit) }
+  }
+
+  /** A transaction's DA footprint (Jovian): what the header's blobGasUsed sums. Deposits have none. */
+  daFootprint(p: L1FeeParams, tx: TxRecord): bigint {
+    return tx.deposit ? 0n : daFootprint(p, flzOf(tx.raw))
+  }
+
+  /** What the receipt of `tx` reports of the L1 fee (Base's L1BlockInfo; deposits pay none). */
+  receiptFields(p: L1FeeParams, tx: TxRecord, charged: bigint | undefined): L1ReceiptFields {
+    return {
+      l1GasPrice: p.baseFee,
+      l1GasUsed: l1Cost(p, flzOf(tx.raw)).gasUsed,
+      l1Fee: charged ?? 0n,
+      l1BaseFeeScalar: p.baseFeeScalar,
+      l1BlobBaseFee: p.blobBaseFee,
+      l1BlobBaseFeeScalar: p.blobBaseFeeScalar,
+      operatorFeeScalar: p.operatorFeeScalar,
+      operatorFeeConstant: p.operatorFeeConstant,
+      daFootprintGasScalar: p.daFootprintGasScalar,
+      daFootprint: this.daFootprint(p, tx),
+    }
+  }
+}
