@@ -1,9 +1,10 @@
 // The node's handle on a state: accounts, code and storage in plain values (StateView), and
 // transactions executed on it (ExecView). Callers run everything inside the engine's serial queue.
 import type { Common } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
+import { Account, Address, createAccountFromRLP, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import { encodeReceipt, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
 import { ExecutionError, NodeError } from '../errors.js'
 import type { AccessListEntry, CallRequest, LogEntry, TxRecord } from '../types.js'
@@ -12,10 +13,24 @@ import { runTxIgnoringSenderCode } from './hooks/call-sender.js'
 import { type ExecutionObserver, observe } from './hooks/observer.js'
 import { type BlockOpcodeOverrides, overrideBlockOpcodes } from './hooks/opcodes.js'
 import { installPrecompiles, precompileMap, withMovedPrecompiles } from './hooks/precompiles.js'
+import { attachTrace, type TraceHooks } from './hooks/trace.js'
 import { type AccountProof, proveAccount } from './proof.js'
 import { refusalOf } from './refusals.js'
 import { historyContract } from './system.js'
 import { callTransaction, engineTx } from './tx.js'
+
+interface PeekCaches {
+  account?: { get(a: Address): { accountRLP?: Uint8Array } | undefined }
+  code?: { get(a: Address): { code?: Uint8Array } | undefined }
+  storage?: { get(a: Address, key: Uint8Array): Uint8Array | undefined }
+}
+
+/** Cache-only state reads: undefined = not cached, null = known absent account. */
+export interface StatePeek {
+  account(address: Uint8Array): AccountState | null | undefined
+  code(address: Uint8Array): Uint8Array | undefined
+  storage(address: Uint8Array, slot: Uint8Array): Uint8Array | undefined
+}
 
 export interface AccountState {
   nonce: bigint
@@ -60,6 +75,33 @@ export class StateView {
     const value = await this.sm.getStorage(addr, slot)
     out.set(value, 32 - value.length)
     return out
+  }
+
+  /**
+   * Synchronous reads from the state's cache (what execution has loaded), for JS tracers whose
+   * `db` answers at once: undefined when the cache does not hold it. Reads the protected caches
+   * (selfcheck.ts checks their shape).
+   */
+  peek(): StatePeek {
+    const caches = (this.sm as unknown as { _caches?: PeekCaches })._caches
+    return {
+      account: (address) => {
+        const elem = caches?.account?.get(new Address(address))
+        if (elem === undefined) return undefined
+        if (elem.accountRLP === undefined) return null
+        const a = createAccountFromRLP(elem.accountRLP)
+        return { nonce: a.nonce, balance: a.balance, codeHash: a.codeHash, storageRoot: a.storageRoot }
+      },
+      code: (address) => caches?.code?.get(new Address(address))?.code,
+      storage: (address, slot) => {
+        const raw = caches?.storage?.get(new Address(address), slot)
+        if (raw === undefined) return undefined
+        const value = RLP.decode(raw) as Uint8Array
+        const out = new Uint8Array(32)
+        out.set(value, 32 - value.length)
+        return out
+      },
+    }
   }
 
   /** Creates or updates an account; absent fields keep their value (0 for a new account). */
@@ -148,6 +190,8 @@ export interface ExecuteOptions {
   /** Report the accounts and slots touched (eth_createAccessList). */
   accessList?: boolean
   observer?: ExecutionObserver
+  /** geth's tracing hooks for this execution only (debug_trace*: tracing/). */
+  trace?: TraceHooks
 }
 
 /** A state with an EVM over it: transactions run here. */
@@ -231,14 +275,17 @@ export class ExecView extends StateView {
       reportAccessList: opts.accessList,
     }
     const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
+    const tracing = opts.trace ? attachTrace(this.vm, opts.trace) : undefined
     let result: RunTxResult
     try {
       result = opts.asCall
         ? await withMovedPrecompiles(this.vm, () => runTxIgnoringSenderCode(this.vm, runOpts))
         : await runTx(this.vm, runOpts)
     } finally {
+      tracing?.detach()
       detach?.()
     }
+    if (tracing?.failure() !== undefined) throw tracing.failure()
     return execResultOf(result, receiptType)
   }
 }
