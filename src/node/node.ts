@@ -27,6 +27,7 @@ import { BlockProducer } from './sequencer/producer.js'
 import { Sequencer } from './sequencer/sequencer.js'
 import { Persistence } from './storage/persistence.js'
 import { StatePruner } from './storage/pruning.js'
+import { Debugger } from './tracing/debug.js'
 import type {
   BlockOverrides,
   BlockRecord,
@@ -52,6 +53,8 @@ export class DevNode {
   readonly profile: ChainProfile
   /** Test-client control (evm_*, anvil_*) and the state file. */
   readonly dev: DevControl
+  /** debug_trace*: geth's tracers over re-executed transactions and calls (tracing/). */
+  readonly debug: Debugger
   /** Deletes old blocks' state (--state-history); undefined when every block's is kept. */
   readonly pruner: StatePruner | undefined
   private readonly ctx: NodeContext
@@ -75,6 +78,7 @@ export class DevNode {
     // BLOCKHASH: sealed blocks only, within the opcode's 256-block window (checked by the EVM).
     ctx.engine.blockHashes.lookup = (n) => this.chain.blocks[Number(n)]?.hash
     this.pruner = this.startPruning()
+    this.debug = new Debugger(ctx, (block) => this.blockHash(block))
   }
 
   static async create(input: NodeOptions = {}): Promise<DevNode> {
