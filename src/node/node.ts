@@ -27,6 +27,7 @@ import { BlockProducer } from './sequencer/producer.js'
 import { Sequencer } from './sequencer/sequencer.js'
 import { Persistence } from './storage/persistence.js'
 import { StatePruner } from './storage/pruning.js'
+import { formatConsoleLog } from './tracing/console-log.js'
 import { Debugger } from './tracing/debug.js'
 import type {
   BlockOverrides,
@@ -93,6 +94,11 @@ export class DevNode {
     await writeGenesis(engine, chain, options, alloc)
     const logError = options.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
     const log = options.silent ? () => {} : logError
+    // Solidity console.log in transactions and calls, printed as anvil and Hardhat do.
+    engine.consoleLog = (data) => {
+      const line = formatConsoleLog(data)
+      if (line !== undefined) log(`console.log: ${line}`)
+    }
     const events = new NodeEvents()
     const pool = new TxPool()
     const producer = new BlockProducer(engine, chain, events)
@@ -285,7 +291,11 @@ export class DevNode {
       const feeFloor = !payFees && baseFee > 0n ? baseFee : undefined
       try {
         const callReq = feeFloor ? { ...req, maxFeePerGas: feeFloor } : req
-        const outcome = await runReverted(view, env, callReq, gas, nonce, { validateBalance: feeFloor === undefined, overrides })
+        const outcome = await runReverted(view, env, callReq, gas, nonce, {
+          validateBalance: feeFloor === undefined,
+          overrides,
+          console: true,
+        })
         if (outcome.failure) throwFailure(outcome.failure)
         return outcome.result.returnValue
       } catch (error) {

@@ -10,6 +10,7 @@ import { ExecutionError, NodeError } from '../errors.js'
 import type { AccessListEntry, CallRequest, LogEntry, TxRecord } from '../types.js'
 import type { BlockEnv } from './header.js'
 import { runTxIgnoringSenderCode } from './hooks/call-sender.js'
+import { watchConsole } from './hooks/console.js'
 import { type ExecutionObserver, observe } from './hooks/observer.js'
 import { type BlockOpcodeOverrides, overrideBlockOpcodes } from './hooks/opcodes.js'
 import { installPrecompiles, precompileMap, withMovedPrecompiles } from './hooks/precompiles.js'
@@ -192,6 +193,8 @@ export interface ExecuteOptions {
   observer?: ExecutionObserver
   /** geth's tracing hooks for this execution only (debug_trace*: tracing/). */
   trace?: TraceHooks
+  /** Print Solidity console.log calls through the engine's console sink (transactions, eth_call). */
+  console?: boolean
 }
 
 /** A state with an EVM over it: transactions run here. */
@@ -200,6 +203,8 @@ export class ExecView extends StateView {
   constructor(
     readonly vm: VM,
     readonly common: Common,
+    /** Where console.log calls go (the engine's sink), for executions with `console: true`. */
+    private readonly consoleSink: () => ((data: Uint8Array) => void) | undefined = () => undefined,
   ) {
     super(vm.stateManager as MerkleStateManager)
   }
@@ -276,6 +281,8 @@ export class ExecView extends StateView {
     }
     const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
     const tracing = opts.trace ? attachTrace(this.vm, opts.trace) : undefined
+    const sink = opts.console ? this.consoleSink() : undefined
+    const unwatch = sink ? watchConsole(this.vm, sink) : undefined
     let result: RunTxResult
     try {
       result = opts.asCall
@@ -283,6 +290,7 @@ export class ExecView extends StateView {
         : await runTx(this.vm, runOpts)
     } finally {
       tracing?.detach()
+      unwatch?.()
       detach?.()
     }
     if (tracing?.failure() !== undefined) throw tracing.failure()

@@ -138,7 +138,7 @@ export async function runReverted(
   req: CallRequest,
   gas: bigint,
   nonce: bigint,
-  options: { validateBalance: boolean; overrides?: StateOverrides; accessList?: boolean },
+  options: { validateBalance: boolean; overrides?: StateOverrides; accessList?: boolean; console?: boolean },
 ): Promise<CallOutcome> {
   await view.checkpoint()
   let restore = () => {}
@@ -149,6 +149,7 @@ export async function runReverted(
       skipBalance: !options.validateBalance,
       skipBlockGasLimit: true,
       accessList: options.accessList,
+      console: options.console,
     })
     return { result, failure: describeFailure(result) }
   } finally {

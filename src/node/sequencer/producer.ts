@@ -136,7 +136,7 @@ export class BlockProducer {
         continue
       }
       try {
-        const result = await live.execute(tx, env, { blockGasUsed: gasUsed, receipt: true })
+        const result = await live.execute(tx, env, { blockGasUsed: gasUsed, receipt: true, console: true })
         gasUsed += result.blockGasSpent
         if (result.blobGasUsed) blobGasUsed += result.blobGasUsed
         included.push({
