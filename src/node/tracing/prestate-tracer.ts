@@ -5,6 +5,7 @@
 // transaction are left out. diffMode: {post, pre} of what changed, unchanged slots and accounts
 // dropped, an account created and destroyed in the transaction kept in pre only.
 import type { StepInfo } from '../engine/index.js'
+import { NodeError } from '../errors.js'
 import { contractAddress, create2Address } from './addresses.js'
 import { hex, sortedObject, word } from './format.js'
 import { OPS } from './opcodes.js'
@@ -52,7 +53,7 @@ export class PrestateTracer implements Tracer {
   private ctx!: TxContext
 
   constructor(private readonly cfg: PrestateConfig) {
-    if (cfg.diffMode && cfg.includeEmpty) throw new Error('cannot use diffMode with includeEmpty')
+    if (cfg.diffMode && cfg.includeEmpty) throw new NodeError('cannot use diffMode with includeEmpty')
   }
 
   readonly hooks = { step: (step: StepInfo) => this.step(step) }

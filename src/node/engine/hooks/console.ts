@@ -14,7 +14,7 @@ export function watchConsole(vm: VM, sink: (data: Uint8Array) => void): () => vo
   const events = vm.evm.events
   const listener = (msg: Message) => {
     const to = msg.to?.bytes
-    if (to && to[10] === 0x63 && Buffer.from(to).toString('hex') === CONSOLE) sink(msg.data)
+    if (to && to[9] === 0x63 && Buffer.from(to).toString('hex') === CONSOLE) sink(msg.data)
   }
   events?.on('beforeMessage', listener)
   return () => events?.off('beforeMessage', listener)

@@ -104,8 +104,9 @@ const CALL_OPS = new Set<number>([OPS.CALL, OPS.CALLCODE, OPS.DELEGATECALL, OPS.
 const HALTS = new Set<number>([OPS.STOP, OPS.RETURN, OPS.REVERT, OPS.SELFDESTRUCT])
 const STACK_LIMIT = 1024
 
-/** Interpreter state the trace reads at a frame's end (the implicit STOP). */
+/** Interpreter state the trace reads at a frame's end (the implicit STOP, a stack error's opcode). */
 interface EndState {
+  code: Uint8Array
   programCounter: number
   gasLeft: bigint
   gasRefund: bigint
@@ -158,6 +159,25 @@ function foreseenError(op: number, stackLength: number, gas: bigint, cost: bigin
     if (gas <= 2300n) return 'out of gas: not enough gas for reentrancy sentry'
   }
   if (cost > gas) return 'out of gas'
+  return undefined
+}
+
+/**
+ * Without a step listener (callTracer), the opcode a stack or invalid-opcode error came from:
+ * ethereumjs refuses an invalid opcode before moving the pc, and moves it past any other opcode
+ * before running it, so a stack error is the one before the pc or, when its gas handler failed
+ * first, the one at it. The stack is as the opcode found it (Stack.popN checks first).
+ */
+function failedStep(raw: string, rs: EndState | undefined): StepInfo | undefined {
+  if (!rs?.code) return undefined
+  if (raw === 'invalid opcode') return { op: rs.code[rs.programCounter] } as StepInfo
+  const stack = rs.stack.getStack()
+  for (const pc of [rs.programCounter - 1, rs.programCounter]) {
+    const op = rs.code[pc]
+    if (op === undefined) continue
+    const error = foreseenError(op, stack.length, rs.gasLeft, 0n, false)
+    if (error?.startsWith('stack')) return { op, error } as StepInfo
+  }
   return undefined
 }
 
@@ -250,9 +270,10 @@ export function attachTrace(vm: VM, hooks: TraceHooks): { detach(): void; failur
     if (!open) return
     const exec = result.execResult
     const raw = exec.exceptionError?.error
-    const last = open.lastStep
+    const needsOp = raw !== undefined && (raw.startsWith('stack ') || raw === 'invalid opcode')
+    const last = open.lastStep ?? (needsOp ? failedStep(raw, exec.runState as unknown as EndState) : undefined)
     const error = raw === undefined ? undefined : gethError(raw, last)
-    if (raw !== undefined && last && last.error === undefined && (raw === 'out of gas' || raw.startsWith('stack '))) {
+    if (raw !== undefined && open.lastStep && last && last.error === undefined && (raw === 'out of gas' || raw.startsWith('stack '))) {
       last.error = raw === 'out of gas' ? 'out of gas' : error
       hooks.stepFailed?.(last)
     }
