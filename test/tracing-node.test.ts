@@ -210,11 +210,11 @@ describe('debug_trace* (geth semantics)', () => {
       message: 'execution timeout',
     })
     // The sandbox's own Function: no way out to the node's process.
-    const escape = await trace(everything, {
+    const realm = await trace(everything, {
       tracer:
         "{step: function(log) { this.t = log.constructor.constructor('return typeof process')() }, fault: function() {}, result: function() { return this.t }}",
     })
-    expect(escape).toBe('undefined')
+    expect(realm).toBe('undefined')
     // setup(config) receives tracerConfig as JSON text.
     expect(
       await trace(everything, {

@@ -76,7 +76,11 @@ describe('debug_trace* beside anvil (same transactions, same run)', () => {
       nativeCurrency: { name: 'E', symbol: 'E', decimals: 18 },
       rpcUrls: { default: { http: [anvil.url] } },
     })
-    const wallet = createWalletClient({ chain, transport: http(anvil.url), account: privateKeyToAccount(node.accounts[0].privateKey) })
+    const wallet = createWalletClient({
+      chain,
+      transport: http(anvil.url),
+      account: privateKeyToAccount(node.accounts[0].privateKey),
+    })
     const anvilHash = await wallet.sendTransaction({ data, to, value, ...fee })
     receipts[name] = await waitForReceipt(node, pcHash)
     await createPublicClient({ chain, transport: http(anvil.url) }).waitForTransactionReceipt({ hash: anvilHash })
@@ -96,8 +100,14 @@ describe('debug_trace* beside anvil (same transactions, same run)', () => {
     ;[node, anvil] = await Promise.all([startTestNode({ blockTime: 300, preconfInterval: 50 }), startAnvil()])
     await both('root', () => ({ data: traceRootBytecode, value: 10n }))
     root = receipts.root.contractAddress
-    await both('everything', (to) => ({ to, data: encodeFunctionData({ abi: traceRootAbi, functionName: 'everything', args: [5n] }) }))
-    await both('nestedRevert', (to) => ({ to, data: encodeFunctionData({ abi: traceRootAbi, functionName: 'nestedRevert', args: [7n] }) }))
+    await both('everything', (to) => ({
+      to,
+      data: encodeFunctionData({ abi: traceRootAbi, functionName: 'everything', args: [5n] }),
+    }))
+    await both('nestedRevert', (to) => ({
+      to,
+      data: encodeFunctionData({ abi: traceRootAbi, functionName: 'nestedRevert', args: [7n] }),
+    }))
     await both('divide', (to) => ({ to, data: encodeFunctionData({ abi: traceRootAbi, functionName: 'divide', args: [0n] }) }))
   }, 120_000)
   afterAll(async () => {
@@ -105,7 +115,7 @@ describe('debug_trace* beside anvil (same transactions, same run)', () => {
     await node?.stop()
   })
 
-  it('callTracer: every frame type as anvil reports it, with geth\'s top gas, log indexes and failed-frame logs', async () => {
+  it("callTracer: every frame type as anvil reports it, with geth's top gas, log indexes and failed-frame logs", async () => {
     const { pc, anvil: a } = await trace('everything', { tracer: 'callTracer', tracerConfig: { withLog: true } })
     expect(frames(pc).map((f) => f.type)).toEqual([
       'CALL',
@@ -189,7 +199,7 @@ describe('debug_trace* beside anvil (same transactions, same run)', () => {
     }
   })
 
-  it('prestateTracer: anvil\'s accounts and values, less the accounts empty before, plus geth\'s codeHash', async () => {
+  it("prestateTracer: anvil's accounts and values, less the accounts empty before, plus geth's codeHash", async () => {
     for (const name of ['everything', 'nestedRevert']) {
       const { pc, anvil: a } = await trace(name, { tracer: 'prestateTracer' })
       const expected: Json = {}
@@ -223,7 +233,7 @@ describe('debug_trace* beside anvil (same transactions, same run)', () => {
     expect(Object.keys(pc.post)).toEqual(Object.keys(pc.post).sort())
   })
 
-  it('4byteTracer: anvil\'s selectors without the precompile call geth leaves out', async () => {
+  it("4byteTracer: anvil's selectors without the precompile call geth leaves out", async () => {
     const { pc, anvil: a } = await trace('everything', { tracer: '4byteTracer' })
     const { '0x00000000-28': sha256Call, ...rest } = a
     expect(sha256Call).toBe(1)
@@ -231,14 +241,23 @@ describe('debug_trace* beside anvil (same transactions, same run)', () => {
     expect(pc['0x0351ad12-32']).toBe(1)
   })
 
-  it('cast run replays a pcnode transaction; cast rpc debug_traceTransaction gets geth\'s callTracer', async () => {
+  it("cast run replays a pcnode transaction; cast rpc debug_traceTransaction gets geth's callTracer", async () => {
     const run = await exec(CAST, ['run', txs.everything.pc, '--rpc-url', node.rpcUrl], { timeout: 60_000 })
     expect(run.stdout).toContain('Transaction successfully executed.')
     expect(run.stdout).toContain(`Gas used: ${BigInt(receipts.everything.gasUsed)}`)
     expect(run.stdout).toContain('[callcode]')
     expect(run.stdout).toContain('← [Revert] child says no')
-    const rpc = await exec(CAST, ['rpc', 'debug_traceTransaction', txs.everything.pc, '{"tracer":"callTracer"}', '--rpc-url', node.rpcUrl])
-    expect(JSON.parse(rpc.stdout)).toEqual((await node.rpc('debug_traceTransaction', [txs.everything.pc, { tracer: 'callTracer' }])).result)
+    const rpc = await exec(CAST, [
+      'rpc',
+      'debug_traceTransaction',
+      txs.everything.pc,
+      '{"tracer":"callTracer"}',
+      '--rpc-url',
+      node.rpcUrl,
+    ])
+    expect(JSON.parse(rpc.stdout)).toEqual(
+      (await node.rpc('debug_traceTransaction', [txs.everything.pc, { tracer: 'callTracer' }])).result,
+    )
   })
 
   it('pcnode trace draws the call tree (and --json prints the callTracer result)', async () => {
@@ -255,7 +274,15 @@ describe('debug_trace* beside anvil (same transactions, same run)', () => {
     // The same drawing from anvil: any node serving geth's callTracer.
     const fromAnvil = await pcnode(['trace', txs.everything.anvil, '--rpc-url', anvil.url])
     expect(fromAnvil.stdout).toContain('← [Revert] child says no')
-    const call = await pcnode(['trace', '--to', root, '--data', encodeFunctionData({ abi: traceRootAbi, functionName: 'divide', args: [0n] }), '--rpc-url', node.rpcUrl])
+    const call = await pcnode([
+      'trace',
+      '--to',
+      root,
+      '--data',
+      encodeFunctionData({ abi: traceRootAbi, functionName: 'divide', args: [0n] }),
+      '--rpc-url',
+      node.rpcUrl,
+    ])
     expect(call.code).toBe(1)
     expect(call.stdout).toContain('← [Revert] division or modulo by zero')
   })

@@ -273,7 +273,13 @@ export function attachTrace(vm: VM, hooks: TraceHooks): { detach(): void; failur
     const needsOp = raw !== undefined && (raw.startsWith('stack ') || raw === 'invalid opcode')
     const last = open.lastStep ?? (needsOp ? failedStep(raw, exec.runState as unknown as EndState) : undefined)
     const error = raw === undefined ? undefined : gethError(raw, last)
-    if (raw !== undefined && open.lastStep && last && last.error === undefined && (raw === 'out of gas' || raw.startsWith('stack '))) {
+    if (
+      raw !== undefined &&
+      open.lastStep &&
+      last &&
+      last.error === undefined &&
+      (raw === 'out of gas' || raw.startsWith('stack '))
+    ) {
       last.error = raw === 'out of gas' ? 'out of gas' : error
       hooks.stepFailed?.(last)
     }
