@@ -317,6 +317,24 @@ describe('debug_trace* (geth semantics)', () => {
     }
   })
 
+  it('prestateTracer looks up EIP-7702 authorities before the transaction runs', async () => {
+    const authority = node.wallet(5)
+    const signed = await authority.signAuthorization({ contractAddress: root, chainId: node.chainId, nonce: 0 })
+    const hash = await node.wallet(0).sendTransaction({
+      to: root,
+      data: encodeFunctionData({ abi: traceRootAbi, functionName: 'divide', args: [1n] }),
+      authorizationList: [signed],
+      gas: 200_000n,
+    })
+    await waitForReceipt(node, hash)
+    const pre = await trace(hash, { tracer: 'prestateTracer' })
+    const key = node.accounts[5].address.toLowerCase()
+    expect(pre[key]).toEqual({ balance: pre[key].balance })
+    const diff = await trace(hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } })
+    // The delegation is code: post has it, with its nonce bump.
+    expect(diff.post[key]).toMatchObject({ code: `0xef0100${root.slice(2).toLowerCase()}`, nonce: 1 })
+  })
+
   it('tracing leaves nothing attached: the live EVM has no listeners after traces', async () => {
     await trace(everything, { tracer: '{step: function() {}, fault: function() {}, result: function() { return 1 }}' })
     await node.rpc('debug_traceCall', [{ to: root }, 'pending', {}])

@@ -1,5 +1,6 @@
 // The engine's public surface: what the rest of the node may use. Everything behind it is
 // ethereumjs-specific; nothing outside engine/ imports @ethereumjs (test/boundary.test.ts checks).
+export { authoritiesOf } from './authorities.js'
 export { ChainImportError, genesisFileBlock, importChainFile, splitRlpBlocks } from './chain-import.js'
 export { BlockHashes, Engine } from './engine.js'
 export type { BlockEnv, HeaderView } from './header.js'

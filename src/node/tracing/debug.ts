@@ -3,7 +3,7 @@
 // set up the call, run it once with the tracer's hooks, and answer the tracer's result. Every trace
 // runs in the engine's queue on a throwaway view, within its timeout (5 s unless `timeout` says).
 import type { NodeContext } from '../context.js'
-import type { BlockEnv, ExecResult, ExecView, TraceHooks } from '../engine/index.js'
+import { authoritiesOf, type BlockEnv, type ExecResult, type ExecView, type TraceHooks } from '../engine/index.js'
 import { NodeError } from '../errors.js'
 import { applyStateOverrides, callEnv, callGasCap, hasFee, refusalError } from '../execution/call.js'
 import { BlockReplay } from '../execution/replay.js'
@@ -147,7 +147,15 @@ export class Debugger {
     const txCap = engine.txGasCap()
     if (txCap !== undefined && gas > txCap) gas = txCap
     const payFees = hasFee(req)
-    const record = { from, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), gasLimit: gas, nonce }
+    const record = {
+      from,
+      to: req.to,
+      value: req.value ?? 0n,
+      data: req.data ?? new Uint8Array(),
+      gasLimit: gas,
+      nonce,
+      authorizationList: req.authorizationList,
+    }
     const context = this.txContext(view, env, record, {
       txIndex: 0,
       firstLogIndex: 0,
@@ -168,7 +176,7 @@ export class Debugger {
   private txContext(
     view: ExecView,
     env: BlockEnv,
-    tx: Pick<TxRecord, 'from' | 'to' | 'value' | 'data' | 'gasLimit' | 'nonce'>,
+    tx: Pick<TxRecord, 'from' | 'to' | 'value' | 'data' | 'gasLimit' | 'nonce' | 'authorizationList'>,
     extra: Pick<TxContext, 'blockHash' | 'txHash' | 'txIndex' | 'firstLogIndex' | 'gasTip'>,
   ): TxContext {
     return {
@@ -182,7 +190,7 @@ export class Debugger {
       coinbase: env.header.coinbase,
       precompiles: view.precompiles(),
       state: view,
-      authorities: [],
+      authorities: authoritiesOf(tx.authorizationList),
       ...extra,
     }
   }
