@@ -17,9 +17,10 @@
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import { bigIntToBytes, generateAddress, generateAddress2, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
-import { OPS, opMaxStack, opName, opPops } from '../../tracing/opcodes.js'
+import { OPS, opPops } from '../../tracing/opcodes.js'
 import type { LogEntry } from '../../types.js'
 import { OP, type RunState, wrapOpcodes } from './opcodes.js'
+import { callGas, type EndState, failedStep, foreseenError, gethError } from './trace-geth.js'
 
 export type FrameType = 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT'
 
@@ -104,90 +105,6 @@ const CALL_OPS = new Set<number>([OPS.CALL, OPS.CALLCODE, OPS.DELEGATECALL, OPS.
 const HALTS = new Set<number>([OPS.STOP, OPS.RETURN, OPS.REVERT, OPS.SELFDESTRUCT])
 const STACK_LIMIT = 1024
 
-/** Interpreter state the trace reads at a frame's end (the implicit STOP, a stack error's opcode). */
-interface EndState {
-  code: Uint8Array
-  programCounter: number
-  gasLeft: bigint
-  gasRefund: bigint
-  stack: { getStack(): bigint[] }
-  memory: { _store: Uint8Array }
-  memoryWordCount: bigint
-}
-
-/** ethereumjs' error texts → geth's (core/vm/errors.go); `step` is the frame's last opcode. */
-export function gethError(error: string, step: StepInfo | undefined): string {
-  switch (error) {
-    case 'out of gas':
-    case 'stack underflow':
-    case 'stack overflow':
-      return step?.error ?? error
-    case 'invalid opcode':
-      return `invalid opcode: ${opName(step?.op ?? OPS.INVALID)}`
-    case 'invalid JUMP':
-      return 'invalid jump destination'
-    case 'revert':
-      return 'execution reverted'
-    case 'static state change':
-      return step?.op === OPS.SSTORE ? 'out of gas: write protection' : 'write protection'
-    case 'create collision':
-      return 'contract address collision'
-    case 'code store out of gas':
-      return 'contract creation code storage out of gas'
-    case 'code size to deposit exceeds maximum code size':
-      return 'max code size exceeded'
-    case 'invalid bytecode deployed':
-      return 'invalid code: must not begin with 0xef'
-    case 'initcode exceeds max initcode size':
-      return 'max initcode size exceeded'
-    case 'insufficient balance':
-      return 'insufficient balance for transfer'
-    case 'value out of range':
-      return 'return data out of bounds'
-    default:
-      return error
-  }
-}
-
-/** The failure geth finds before running a step (interpreter.go: stack, then gas), if any. */
-function foreseenError(op: number, stackLength: number, gas: bigint, cost: bigint, isStatic: boolean): string | undefined {
-  if (stackLength < opPops(op)) return `stack underflow (${stackLength} <=> ${opPops(op)})`
-  if (stackLength > opMaxStack(op)) return `stack limit reached ${stackLength} (${opMaxStack(op)})`
-  if (op === OPS.SSTORE) {
-    // gasSStoreEIP2200's errors, wrapped as out of gas by the interpreter.
-    if (isStatic) return 'out of gas: write protection'
-    if (gas <= 2300n) return 'out of gas: not enough gas for reentrancy sentry'
-  }
-  if (cost > gas) return 'out of gas'
-  return undefined
-}
-
-/**
- * Without a step listener (callTracer), the opcode a stack or invalid-opcode error came from:
- * ethereumjs refuses an invalid opcode before moving the pc, and moves it past any other opcode
- * before running it, so a stack error is the one before the pc or, when its gas handler failed
- * first, the one at it. The stack is as the opcode found it (Stack.popN checks first).
- */
-function failedStep(raw: string, rs: EndState | undefined): StepInfo | undefined {
-  if (!rs?.code) return undefined
-  if (raw === 'invalid opcode') return { op: rs.code[rs.programCounter] } as StepInfo
-  const stack = rs.stack.getStack()
-  for (const pc of [rs.programCounter - 1, rs.programCounter]) {
-    const op = rs.code[pc]
-    if (op === undefined) continue
-    const error = foreseenError(op, stack.length, rs.gasLeft, 0n, false)
-    if (error?.startsWith('stack')) return { op, error } as StepInfo
-  }
-  return undefined
-}
-
-/** EIP-150: what a CALL forwards of `requested` with `available` gas left after its own cost. */
-function callGas(available: bigint, requested: bigint): bigint {
-  if (available < 0n) return requested
-  const all = available - available / 64n
-  return requested < all ? requested : all
-}
-
 const addressOf = (word: bigint) => setLengthLeft(bigIntToBytes(word), 32).subarray(12)
 
 /**
@@ -271,15 +188,12 @@ export function attachTrace(vm: VM, hooks: TraceHooks): { detach(): void; failur
     const exec = result.execResult
     const raw = exec.exceptionError?.error
     const needsOp = raw !== undefined && (raw.startsWith('stack ') || raw === 'invalid opcode')
-    const last = open.lastStep ?? (needsOp ? failedStep(raw, exec.runState as unknown as EndState) : undefined)
-    const error = raw === undefined ? undefined : gethError(raw, last)
-    if (
-      raw !== undefined &&
-      open.lastStep &&
-      last &&
-      last.error === undefined &&
-      (raw === 'out of gas' || raw.startsWith('stack '))
-    ) {
+    const last = open.lastStep
+    const error =
+      raw === undefined
+        ? undefined
+        : gethError(raw, last ?? (needsOp ? failedStep(raw, exec.runState as unknown as EndState) : undefined))
+    if (raw !== undefined && last && last.error === undefined && (raw === 'out of gas' || raw.startsWith('stack '))) {
       last.error = raw === 'out of gas' ? 'out of gas' : error
       hooks.stepFailed?.(last)
     }
