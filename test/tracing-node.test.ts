@@ -245,6 +245,9 @@ describe('debug_trace* (geth semantics)', () => {
       message: 'execution timeout',
     })
     expect(await error(['0x0', {}], 'debug_traceBlockByNumber')).toEqual({ code: -32000, message: 'genesis is not traceable' })
+    expect(await error(['0xffff', {}], 'debug_traceBlockByNumber')).toEqual({ code: -32000, message: 'block #65535 not found' })
+    const unknown = keccak256('0x02')
+    expect(await error([unknown, {}], 'debug_traceBlockByHash')).toEqual({ code: -32000, message: `block ${unknown} not found` })
   })
 
   it('debug_traceCall: state and block overrides, txIndex, the pending state', async () => {

@@ -2,6 +2,7 @@
 // eth/tracers/api.go): find the block, re-execute up to the transaction (execution/replay.ts) or
 // set up the call, run it once with the tracer's hooks, and answer the tracer's result. Every trace
 // runs in the engine's queue on a throwaway view, within its timeout (5 s unless `timeout` says).
+import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
 import { authoritiesOf, type BlockEnv, type ExecResult, type ExecView, type TraceHooks } from '../engine/index.js'
 import { NodeError } from '../errors.js'
@@ -66,7 +67,12 @@ export class Debugger {
   traceBlock(ref: BlockRef, cfg: TraceConfig): Promise<BlockTraceEntry[]> {
     const { chain, engine } = this.ctx
     return engine.queue.run(async () => {
-      const block = chain.resolve(ref)
+      const block = chain.find(ref)
+      // geth's texts (api.go blockByNumber / blockByHash).
+      if (!block)
+        throw new NodeError(
+          'hash' in ref ? `block 0x${hexKey(ref.hash)} not found` : `block #${'number' in ref ? ref.number : ref.tag} not found`,
+        )
       return this.onBlockFork(async () => {
         const replay = await BlockReplay.start(engine, chain, block)
         const out: BlockTraceEntry[] = []
