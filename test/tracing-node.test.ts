@@ -256,6 +256,8 @@ describe('debug_trace* (geth semantics)', () => {
       node.rpc('debug_traceCall', [{ to: root, data: divide }, block, config])
     const plain = await call('latest', { tracer: 'callTracer' })
     expect(BigInt(plain.result.output)).toBe(5n / 2n)
+    // No gas named: geth's RPC gas cap (50M) is the top frame's gas.
+    expect(plain.result.gas).toBe('0x2faf080')
     // count (slot 0) overridden to 100.
     const overridden = await call('latest', {
       tracer: 'callTracer',

@@ -14,6 +14,9 @@ import { TracerTimeout } from './js-tracer.js'
 import { createTracer } from './registry.js'
 import type { Tracer, TxContext } from './tracer.js'
 
+/** geth's default --rpc.gascap: the gas of a call that names none (CallDefaults). */
+const GETH_RPC_GAS_CAP = 50_000_000n
+
 /** geth's errTxNotFound. */
 export class TxNotFoundError extends NodeError {
   constructor() {
@@ -158,7 +161,9 @@ export class Debugger {
       to: req.to,
       value: req.value ?? 0n,
       data: req.data ?? new Uint8Array(),
-      gasLimit: gas,
+      // The gas geth's TraceCall gives the call (its RPCGasCap, 50M, when none is named), which
+      // callTracer reports as the top frame's; execution runs within the EIP-7825 cap all the same.
+      gasLimit: req.gas ?? GETH_RPC_GAS_CAP,
       nonce,
       authorizationList: req.authorizationList,
     }
