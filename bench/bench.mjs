@@ -25,6 +25,9 @@
 //   burst       10,000 pre-signed transfers from 32 funded senders, 32 in flight: drains or stalls
 //   estimate    eth_estimateGas (transfer; ~200k-gas deployment) and eth_call of a view: medians of 200
 //   simulate    eth_simulateV1, 1 block x 100 transfers: median of 50 ("n/a" on -32601)
+//   trace       debug_traceTransaction of one ~200k-gas, ~54k-step transaction (the looping
+//               deployment below): callTracer and the struct logger (anvil with --steps-tracing),
+//               medians of 20
 //   memory      an idle node sealing an empty block every 20 ms for 60 s (after 10 s): RSS growth
 //               per block, also with a 256-block --state-history so pruning shows within the run
 
@@ -49,7 +52,7 @@ const GWEI = 1_000_000_000n
 // Generous fee cap: base fees rise under the burst (anvil's 30M-gas blocks fill up), 1 gwei tip.
 const MAX_FEE = 100n * GWEI
 const TIP = 1n * GWEI
-const SCENARIOS = ['boot', 'latency', 'throughput', 'burst', 'estimate', 'simulate', 'memory']
+const SCENARIOS = ['boot', 'latency', 'throughput', 'burst', 'estimate', 'simulate', 'trace', 'memory']
 
 // Hand-assembled contracts (no compiler needed).
 // VIEW_RUNTIME: returns storage slot 0 (any calldata): PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
@@ -74,6 +77,7 @@ const FULL = {
   estimateCount: 200,
   simulateCount: 50,
   simulateCalls: 100,
+  traceCount: 20,
   warmup: 5,
   memoryWarmupS: 10,
   memoryS: 60,
@@ -87,6 +91,7 @@ const QUICK = {
   burstBoundS: 60,
   estimateCount: 50,
   simulateCount: 10,
+  traceCount: 5,
   memoryS: 20,
 }
 
@@ -95,6 +100,8 @@ const CONFIGS = {
   'pcnode(interval 0)': { kind: 'pcnode', args: ['--block-time', '2', '--preconf-interval', '0'] },
   'pcnode(200ms)': { kind: 'pcnode', args: ['--block-time', '2', '--preconf-interval', '200ms'] },
   'anvil(automine)': { kind: 'anvil', args: [] },
+  // Struct logs on anvil need --steps-tracing (it records every step of every transaction).
+  'anvil(steps tracing)': { kind: 'anvil', args: ['--steps-tracing'] },
   'anvil(bt 0.2)': { kind: 'anvil', args: ['--block-time', '0.2'] },
   'pcnode(20ms blocks)': { kind: 'pcnode', args: ['--block-time', '20ms', '--preconf-interval', '20ms'] },
   'pcnode(20ms, history 256)': {
@@ -111,7 +118,7 @@ function usage() {
 
   npm run bench -- [options]        (or: node bench/bench.mjs [options])
 
-  --quick                 smaller counts (boot 3, latency 20, throughput 500, burst 2000, estimate 50, simulate 10)
+  --quick                 smaller counts (boot 3, latency 20, throughput 500, burst 2000, estimate 50, simulate 10, trace 5)
   --only LIST             scenarios to run, comma-separated: ${SCENARIOS.join(',')} (default: all)
   --json FILE             write every raw figure (samples, errors, memory, CPU) as JSON
   --anvil PATH            anvil binary (default: the @foundry-rs/anvil-linux-amd64 devDependency; or $ANVIL)
@@ -1091,6 +1098,55 @@ async function scenarioEstimateSimulate(opts, P, which) {
   return out
 }
 
+/**
+ * debug_traceTransaction of the ~200k-gas looping deployment (HEAVY_INITCODE: 7692 turns of a
+ * 7-opcode loop, ~54k steps): callTracer and the struct logger, each a median of traceCount.
+ */
+async function scenarioTrace(opts, P) {
+  const names = ['pcnode(200ms)', 'anvil(steps tracing)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
+  const out = {}
+  const raw = await DEV[2].signTransaction({
+    chainId: CHAIN_ID,
+    type: 'eip1559',
+    nonce: 0,
+    data: HEAVY_INITCODE,
+    gas: 300_000n,
+    maxFeePerGas: MAX_FEE,
+    maxPriorityFeePerGas: TIP,
+  })
+  for (const name of names) {
+    out[name] = await withNode(name, opts, async (node) => {
+      const deadline = now() + 600_000
+      const hash = await node.rpc('eth_sendRawTransaction', [raw])
+      const receipt = await waitReceipt(node, hash, 30_000, 5)
+      if (receipt.status !== '0x1') throw new Error(`${name}: the traced transaction failed`)
+      const call = await seqLatency(
+        P.traceCount,
+        2,
+        deadline,
+        () => node.rpc('debug_traceTransaction', [hash, { tracer: 'callTracer' }], 60_000),
+        (r) => r?.type === 'CREATE' && hexN(r.gasUsed) === hexN(receipt.gasUsed),
+      )
+      let steps = null
+      const structLogs = await seqLatency(
+        P.traceCount,
+        2,
+        deadline,
+        () => node.rpc('debug_traceTransaction', [hash, {}], 60_000),
+        (r) => {
+          steps = r?.structLogs?.length ?? null
+          return steps > 50_000
+        },
+      )
+      delete call.firstResult
+      delete structLogs.firstResult
+      log(`trace ${name}: callTracer ${call.latencyMs.p50} ms, struct logs (${steps} steps) ${structLogs.latencyMs.p50} ms`)
+      return { gasUsed: hexN(receipt.gasUsed), steps, call, structLogs }
+    })
+  }
+  return out
+}
+
 // ---------------------------------------------------------------------------------------------
 // Report
 
@@ -1130,7 +1186,7 @@ function buildReport(results) {
     aims.push({ text, pass })
     return { text, pass }
   }
-  const { boot, latency, throughput, burst, estimate, simulate, memory } = results.scenarios
+  const { boot, latency, throughput, burst, estimate, simulate, trace, memory } = results.scenarios
   if (boot) {
     L.push('', `== boot: spawn -> first answered request, median of ${results.params.bootRuns} (after 1 untimed warm-up)`)
     const p = boot.pcnode?.chainId.p50
@@ -1343,6 +1399,32 @@ function buildReport(results) {
       if (!r.unsupported && !r.error) L.push(`  ${n.padEnd(20)} invalid results ${r.invalidResults}, errors ${r.errors.count}`)
     }
   }
+  if (trace) {
+    const pc = trace['pcnode(200ms)']
+    L.push(
+      '',
+      `== debug_traceTransaction of a ${pc?.gasUsed ?? '~200k'}-gas, ${pc?.steps ?? '~54k'}-step transaction, median of ${results.params.traceCount}`,
+    )
+    const t = (n, k) => trace[n]?.[k]?.latencyMs.p50
+    for (const [label, k] of [
+      ['callTracer p50', 'call'],
+      ['struct logger p50', 'structLogs'],
+    ]) {
+      L.push(
+        line(
+          label,
+          { name: 'pcnode', value: t('pcnode(200ms)', k) },
+          [{ name: 'anvil(steps)', value: t('anvil(steps tracing)', k) }],
+          'ms',
+        ),
+      )
+    }
+    for (const [n, r] of Object.entries(trace)) {
+      L.push(
+        `  ${n.padEnd(20)} ${r.steps} steps; invalid results ${r.call.invalidResults + r.structLogs.invalidResults}, errors ${r.call.errors.count + r.structLogs.errors.count}`,
+      )
+    }
+  }
   if (memory) {
     L.push(
       '',
@@ -1485,6 +1567,7 @@ async function main() {
     })
     delete results.scenarios.calls
   }
+  if (want('trace')) await guarded('trace', () => scenarioTrace(opts, P))
   if (want('burst')) await guarded('burst', () => scenarioBurst(opts, P, burst))
   if (want('memory')) await guarded('memory', () => scenarioMemory(opts, P))
   results.totalS = round((now() - t0) / 1000, 1)

@@ -5,6 +5,7 @@ import { registerEstimate } from './estimate.js'
 import { registerSend } from './send.js'
 import { registerSimulate } from './simulate.js'
 import { registerStart } from './start.js'
+import { registerTrace } from './trace.js'
 import { typedDataCommand } from './typed-data.js'
 import { registerTypedDataApp } from './typed-data-app.js'
 import { walletCommand } from './wallet.js'
@@ -18,6 +19,7 @@ walletCommand(program)
 typedDataCommand(program)
 registerTypedDataApp(program) // typed-data prepare / verify (the example app)
 registerSend(program)
+registerTrace(program)
 
 program.parseAsync(process.argv).catch((error) => {
   console.error(error instanceof Error ? error.message : error)

@@ -28,6 +28,8 @@ import { BlockProducer } from './sequencer/producer.js'
 import { Sequencer } from './sequencer/sequencer.js'
 import { Persistence } from './storage/persistence.js'
 import { StatePruner } from './storage/pruning.js'
+import { formatConsoleLog } from './tracing/console-log.js'
+import { Debugger } from './tracing/debug.js'
 import type {
   BlockOverrides,
   BlockRecord,
@@ -53,6 +55,8 @@ export class DevNode {
   readonly profile: ChainProfile
   /** Test-client control (evm_*, anvil_*) and the state file. */
   readonly dev: DevControl
+  /** debug_trace*: geth's tracers over re-executed transactions and calls (tracing/). */
+  readonly debug: Debugger
   /** Deletes old blocks' state (--state-history); undefined when every block's is kept. */
   readonly pruner: StatePruner | undefined
   private readonly ctx: NodeContext
@@ -76,6 +80,7 @@ export class DevNode {
     // BLOCKHASH: sealed blocks only, within the opcode's 256-block window (checked by the EVM).
     ctx.engine.blockHashes.lookup = (n) => this.chain.blocks[Number(n)]?.hash
     this.pruner = this.startPruning()
+    this.debug = new Debugger(ctx, (block) => this.blockHash(block))
   }
 
   static async create(input: NodeOptions = {}): Promise<DevNode> {
@@ -91,6 +96,11 @@ export class DevNode {
     await writeGenesis(engine, chain, options, alloc, profile.opStack)
     const logError = options.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
     const log = options.silent ? () => {} : logError
+    // Solidity console.log in transactions and calls, printed as anvil and Hardhat do.
+    engine.consoleLog = (data) => {
+      const line = formatConsoleLog(data)
+      if (line !== undefined) log(`console.log: ${line}`)
+    }
     const events = new NodeEvents()
     const pool = new TxPool()
     const opStack = profile.opStack ? new OpStack(l1FeesOf(options)) : undefined
@@ -288,6 +298,7 @@ export class DevNode {
         const outcome = await runReverted(view, env, callReq, gas, nonce, {
           validateBalance: feeFloor === undefined,
           overrides,
+          console: true,
           rollup: await this.rollupFees(view, req),
         })
         if (outcome.failure) throwFailure(outcome.failure)

@@ -62,6 +62,8 @@ export class Engine {
   readonly queue = new SerialQueue()
   /** The live state: the pending (pre-confirmed) block runs on it. */
   readonly live: ExecView
+  /** Where Solidity console.log calls go (the node prints them); executions opt in (`console: true`). */
+  consoleLog: ((data: Uint8Array) => void) | undefined
   private readonly views = new Map<string, Promise<ExecView>>()
 
   private constructor(
@@ -78,7 +80,7 @@ export class Engine {
     /** The geth genesis the node started from (--genesis), if any. */
     readonly genesisFile: GethGenesis | undefined,
   ) {
-    this.live = new ExecView(vm, common)
+    this.live = new ExecView(vm, common, () => this.consoleLog)
   }
 
   static async create(options: Pick<ResolvedOptions, 'chainId' | 'hardfork' | 'genesisFile'>): Promise<Engine> {
@@ -183,7 +185,8 @@ export class Engine {
   async freshViewAt(stateRoot: Uint8Array): Promise<ExecView> {
     const sm = new MerkleStateManager({ common: this.common, trie: this.trieCopy() as never, caches: new Caches() })
     await sm.setStateRoot(stateRoot)
-    return new ExecView(await createVM({ common: this.common, stateManager: sm, blockchain: this.blockHashes }), this.common)
+    const vm = await createVM({ common: this.common, stateManager: sm, blockchain: this.blockHashes })
+    return new ExecView(vm, this.common, () => this.consoleLog)
   }
 
   /** A cache-less state at `stateRoot` to write to (dev edits of the head's state). */

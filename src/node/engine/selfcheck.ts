@@ -15,6 +15,7 @@ import { blockCommon, txCommon } from './commons.js'
 import type { BlockEnv } from './header.js'
 import { OP, opcodeMap } from './hooks/opcodes.js'
 import { precompileMap } from './hooks/precompiles.js'
+import type { StepInfo } from './hooks/trace.js'
 import type { ExecView } from './view.js'
 
 export class EngineSelfCheckError extends Error {
@@ -66,6 +67,13 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
   const caches = (state as unknown as { _caches?: { storage?: { put?: unknown }; account?: { get?: unknown } } })._caches
   check(typeof caches?.storage?.put === 'function', 'state.ts putStorage', 'MerkleStateManager._caches.storage.put()')
   check(typeof caches?.account?.get === 'function', 'state.ts peekAccount', 'MerkleStateManager._caches.account.get()')
+  // view.ts StateView.peek(): the code and storage caches, read synchronously for JS tracers.
+  const peekCaches = caches as { code?: { get?: unknown }; storage?: { get?: unknown } } | undefined
+  check(
+    typeof peekCaches?.code?.get === 'function' && typeof peekCaches?.storage?.get === 'function',
+    'view.ts StateView.peek',
+    'MerkleStateManager._caches.code.get() and _caches.storage.get()',
+  )
   // engine.ts views and state-io.ts: the protected trie, its shallow copies and its database.
   const trie = (state as unknown as { _trie?: MerklePatriciaTrie })._trie
   check(typeof trie?.shallowCopy === 'function', 'engine.ts viewAt', 'MerkleStateManager._trie.shallowCopy()')
@@ -104,6 +112,37 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
   await functionalCheck(engine)
 }
 
+/**
+ * hooks/trace.ts: the `step` event's fields, two-argument listeners awaited, and the interpreter
+ * state afterMessage carries (the implicit STOP reads it). Code: PUSH1 1 PUSH1 2 ADD, which runs
+ * off its end, so geth's trace ends with a STOP at pc 5.
+ */
+async function traceCheck(engine: CheckedEngine, sender: Uint8Array, env: BlockEnv): Promise<void> {
+  const live = engine.live
+  await live.putCode(sender, Uint8Array.from([0x60, 0x01, 0x60, 0x02, 0x01]))
+  const steps: StepInfo[] = []
+  const frames: string[] = []
+  await live.call({ from: sender, to: sender, gasPrice: 0n }, 100_000n, 1n, env, {
+    skipBalance: true,
+    skipNonce: true,
+    trace: {
+      enter: (f) => frames.push(`enter ${f.type} ${f.depth}`),
+      exit: (f) => frames.push(`exit ${f.depth} ${f.error ?? 'ok'}`),
+      step: async (s) => {
+        await Promise.resolve()
+        steps.push(s)
+      },
+    },
+  })
+  const shape = steps.map((s) => `${s.pc}:${s.op}:${s.cost}:${s.depth}:${s.stack.join(',')}`).join(' ')
+  check(
+    shape === '0:96:3:1: 2:96:3:1:1 4:1:3:1:1,2 5:0:0:1:3',
+    'hooks/trace.ts',
+    `the step event (pc, opcode.code, opcode.dynamicFee, depth, stack) and afterMessage's runState (got ${shape})`,
+  )
+  check(frames.join(',') === 'enter CALL 0,exit 0 ok', 'hooks/trace.ts', `beforeMessage/afterMessage frames (got ${frames})`)
+}
+
 async function functionalCheck(engine: CheckedEngine): Promise<void> {
   const live = engine.live
   const sender = Uint8Array.from(Buffer.from('00000000000000000000000000000000005e1fc0', 'hex'))
@@ -126,6 +165,7 @@ async function functionalCheck(engine: CheckedEngine): Promise<void> {
       'the sender to keep its real code after the EIP-3607 check',
     )
     check(logged === 1, 'hooks/observer.ts', 'LOG opcodes to append to interpreter._result.logs')
+    await traceCheck(engine, sender, env)
   } finally {
     await live.revert()
     await live.vm.evm.journal.cleanup()

@@ -1,24 +1,40 @@
 // The node's handle on a state: accounts, code and storage in plain values (StateView), and
 // transactions executed on it (ExecView). Callers run everything inside the engine's serial queue.
 import type { Common } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
+import { Account, Address, createAccountFromRLP, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import { encodeReceipt, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
 import { ExecutionError, NodeError } from '../errors.js'
 import type { AccessListEntry, CallRequest, LogEntry, TxRecord } from '../types.js'
 import { runDeposit } from './deposit.js'
 import type { BlockEnv } from './header.js'
 import { runTxIgnoringSenderCode } from './hooks/call-sender.js'
+import { watchConsole } from './hooks/console.js'
 import { type ExecutionObserver, observe } from './hooks/observer.js'
 import { type BlockOpcodeOverrides, overrideBlockOpcodes } from './hooks/opcodes.js'
 import { installPrecompiles, precompileMap, withMovedPrecompiles } from './hooks/precompiles.js'
+import { attachTrace, type TraceHooks } from './hooks/trace.js'
 import { type AccountProof, proveAccount } from './proof.js'
 import { encodeReceipt as encodeNodeReceipt } from './receipts.js'
 import { refusalOf } from './refusals.js'
 import { type RollupCharge, type RollupFees, unsignedBytes, withRollupFees } from './rollup.js'
 import { historyContract } from './system.js'
 import { callTransaction, engineTx } from './tx.js'
+
+interface PeekCaches {
+  account?: { get(a: Address): { accountRLP?: Uint8Array } | undefined }
+  code?: { get(a: Address): { code?: Uint8Array } | undefined }
+  storage?: { get(a: Address, key: Uint8Array): Uint8Array | undefined }
+}
+
+/** Cache-only state reads: undefined = not cached, null = known absent account. */
+export interface StatePeek {
+  account(address: Uint8Array): AccountState | null | undefined
+  code(address: Uint8Array): Uint8Array | undefined
+  storage(address: Uint8Array, slot: Uint8Array): Uint8Array | undefined
+}
 
 export interface AccountState {
   nonce: bigint
@@ -63,6 +79,33 @@ export class StateView {
     const value = await this.sm.getStorage(addr, slot)
     out.set(value, 32 - value.length)
     return out
+  }
+
+  /**
+   * Synchronous reads from the state's cache (what execution has loaded), for JS tracers whose
+   * `db` answers at once: undefined when the cache does not hold it. Reads the protected caches
+   * (selfcheck.ts checks their shape).
+   */
+  peek(): StatePeek {
+    const caches = (this.sm as unknown as { _caches?: PeekCaches })._caches
+    return {
+      account: (address) => {
+        const elem = caches?.account?.get(new Address(address))
+        if (elem === undefined) return undefined
+        if (elem.accountRLP === undefined) return null
+        const a = createAccountFromRLP(elem.accountRLP)
+        return { nonce: a.nonce, balance: a.balance, codeHash: a.codeHash, storageRoot: a.storageRoot }
+      },
+      code: (address) => caches?.code?.get(new Address(address))?.code,
+      storage: (address, slot) => {
+        const raw = caches?.storage?.get(new Address(address), slot)
+        if (raw === undefined) return undefined
+        const value = RLP.decode(raw) as Uint8Array
+        const out = new Uint8Array(32)
+        out.set(value, 32 - value.length)
+        return out
+      },
+    }
   }
 
   /** Creates or updates an account; absent fields keep their value (0 for a new account). */
@@ -157,6 +200,10 @@ export interface ExecuteOptions {
   observer?: ExecutionObserver
   /** An OP-stack block's fees besides gas (engine/rollup.ts); none on Ethereum. */
   rollup?: RollupFees
+  /** geth's tracing hooks for this execution only (debug_trace*: tracing/). */
+  trace?: TraceHooks
+  /** Print Solidity console.log calls through the engine's console sink (transactions, eth_call). */
+  console?: boolean
 }
 
 /** A state with an EVM over it: transactions run here. */
@@ -165,6 +212,8 @@ export class ExecView extends StateView {
   constructor(
     readonly vm: VM,
     readonly common: Common,
+    /** Where console.log calls go (the engine's sink), for executions with `console: true`. */
+    private readonly consoleSink: () => ((data: Uint8Array) => void) | undefined = () => undefined,
   ) {
     super(vm.stateManager as MerkleStateManager)
   }
@@ -187,12 +236,18 @@ export class ExecView extends StateView {
   /** An OP-stack deposit (engine/deposit.ts): never refused; a refusal is a failed receipt. */
   private async deposit(tx: TxRecord, env: BlockEnv, opts: ExecuteOptions): Promise<ExecResult> {
     const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
+    const tracing = opts.trace ? attachTrace(this.vm, opts.trace) : undefined
+    const sink = opts.console ? this.consoleSink() : undefined
+    const unwatch = sink ? watchConsole(this.vm, sink) : undefined
     let outcome: Awaited<ReturnType<typeof runDeposit>>
     try {
       outcome = await runDeposit(this.vm, this.common, tx, env, opts.blockGasUsed)
     } finally {
+      tracing?.detach()
+      unwatch?.()
       detach?.()
     }
+    if (tracing?.failure() !== undefined) throw tracing.failure()
     const { depositNonce } = outcome
     const result: ExecResult =
       'result' in outcome
@@ -294,6 +349,9 @@ export class ExecView extends StateView {
     const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
     const runIt = () =>
       opts.asCall ? withMovedPrecompiles(this.vm, () => runTxIgnoringSenderCode(this.vm, runOpts)) : runTx(this.vm, runOpts)
+    const tracing = opts.trace ? attachTrace(this.vm, opts.trace) : undefined
+    const sink = opts.console ? this.consoleSink() : undefined
+    const unwatch = sink ? watchConsole(this.vm, sink) : undefined
     let result: RunTxResult
     let charge: RollupCharge | undefined
     try {
@@ -304,8 +362,11 @@ export class ExecView extends StateView {
         result = await runIt()
       }
     } finally {
+      tracing?.detach()
+      unwatch?.()
       detach?.()
     }
+    if (tracing?.failure() !== undefined) throw tracing.failure()
     const out = execResultOf(result, receiptType)
     if (charge) out.rollup = charge
     return out

@@ -138,7 +138,7 @@ export async function runReverted(
   req: CallRequest,
   gas: bigint,
   nonce: bigint,
-  options: { validateBalance: boolean; overrides?: StateOverrides; accessList?: boolean; rollup?: RollupFees },
+  options: { validateBalance: boolean; overrides?: StateOverrides; accessList?: boolean; console?: boolean; rollup?: RollupFees },
 ): Promise<CallOutcome> {
   await view.checkpoint()
   let restore = () => {}
@@ -149,6 +149,7 @@ export async function runReverted(
       skipBalance: !options.validateBalance,
       skipBlockGasLimit: true,
       accessList: options.accessList,
+      console: options.console,
       rollup: options.rollup,
     })
     return { result, failure: describeFailure(result) }

@@ -262,7 +262,7 @@ export class BlockProducer {
       try {
         // Deposits pay no fees (and the L1-info deposit runs before the block's L1 values exist).
         const fees = tx.deposit ? undefined : rollup?.fees
-        const result = await live.execute(tx, env, { blockGasUsed: run.gasUsed, receipt: true, rollup: fees })
+        const result = await live.execute(tx, env, { blockGasUsed: run.gasUsed, receipt: true, rollup: fees, console: true })
         run.gasUsed += result.blockGasSpent
         if (result.blobGasUsed) run.blobGasUsed += result.blobGasUsed
         run.blobGasUsed += da

@@ -2,6 +2,7 @@
 import type { DevNode } from '../../node/node.js'
 import type { MethodTable } from '../dispatch.js'
 import { blockMethods } from './blocks.js'
+import { debugMethods } from './debug.js'
 import { devMethods } from './dev.js'
 import { executionMethods } from './execution.js'
 import { feeMethods } from './fees.js'
@@ -26,5 +27,6 @@ export function methodTable(node: DevNode): MethodTable {
     ...devMethods(node),
     ...simulateMethods(node),
     ...pubsubMethods(node),
+    ...debugMethods(node),
   }
 }

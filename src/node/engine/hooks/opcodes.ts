@@ -9,11 +9,15 @@ import type { VM } from '@ethereumjs/vm'
 /** The slice of ethereumjs' interpreter state the wrappers touch (private API, pinned version). */
 export interface RunState {
   stack: { pop(): bigint; push(v: bigint): void; peek(n?: number): bigint[] }
+  memory: { read(offset: number, size: number, avoidCopy?: boolean): Uint8Array }
+  /** What the CALL/CREATE gas handler set aside for the next frame (trace.ts reads it). */
+  messageGasLimit?: bigint
   interpreter: {
     getAddress(): { bytes: Uint8Array }
     getSelfBalance(): bigint
     getBlockNumber(): bigint
     _result: { logs: Array<[Uint8Array, Uint8Array[], Uint8Array]> }
+    _env: { contract: { nonce: bigint } }
   }
   stateManager: VM['stateManager']
 }
@@ -50,6 +54,8 @@ export const OP = {
   BLOCKHASH: 0x40,
   BASEFEE: 0x48,
   BLOBBASEFEE: 0x4a,
+  JUMP: 0x56,
+  JUMPI: 0x57,
   LOG0: 0xa0,
   LOG4: 0xa4,
   SELFDESTRUCT: 0xff,

@@ -1,0 +1,155 @@
+// geth's callTracer (eth/tracers/native/call.go): the tree of call frames. The top frame's gas is
+// the transaction's gas limit and its gasUsed the receipt's (intrinsic gas included); a failed
+// frame keeps its error, a revert its output and decoded reason, a failed CREATE loses its `to`;
+// withLog adds each frame's logs with their index in the block (geth's statedb log counter, which
+// a reverted frame rolls back) and position among the frame's calls, and drops the logs of failed
+// frames at the end.
+import { decodeRevertReason } from '../../shared/revert.js'
+import type { FrameType, TraceFrame, TraceFrameEnd } from '../engine/index.js'
+import type { LogEntry } from '../types.js'
+import { hex, quantity } from './format.js'
+import type { Tracer, TxContext, TxEnd } from './tracer.js'
+
+export interface CallTracerConfig {
+  onlyTopCall: boolean
+  withLog: boolean
+}
+
+interface CallLog {
+  address: string
+  topics: string[]
+  data: string
+  index: string
+  position: string
+}
+
+/** A frame, keys in geth's order (gen_callframe_json.go); undefined fields are left out. */
+interface CallFrame {
+  from: string
+  gas: string
+  gasUsed: string
+  to?: string
+  input: string
+  output?: string
+  error?: string
+  revertReason?: string
+  calls?: CallFrame[]
+  logs?: CallLog[]
+  value?: string
+  type: FrameType
+}
+
+interface Open {
+  json: CallFrame
+  gasUsed: bigint
+  /** The statedb log counter when the frame started (a failed frame rolls it back). */
+  logMark: number
+  failed: boolean
+  calls: Open[]
+}
+
+export class CallTracer implements Tracer {
+  private readonly stack: Open[] = []
+  private top: Open | undefined
+  private logSize = 0
+  private depth = 0
+  private gasLimit = 0n
+
+  constructor(private readonly cfg: CallTracerConfig) {}
+
+  readonly hooks = {
+    enter: (frame: TraceFrame) => this.enter(frame),
+    exit: (end: TraceFrameEnd) => this.exit(end),
+    log: (log: LogEntry) => this.log(log),
+  }
+
+  txStart(ctx: TxContext): void {
+    this.gasLimit = ctx.gasLimit
+    this.logSize = ctx.firstLogIndex
+  }
+
+  private enter(frame: TraceFrame): void {
+    this.depth = frame.depth
+    const logMark = this.logSize
+    if (this.cfg.onlyTopCall && frame.depth > 0) {
+      this.stack.push({ json: undefined as never, gasUsed: 0n, logMark, failed: false, calls: [] })
+      return
+    }
+    const open: Open = {
+      json: {
+        from: hex(frame.from),
+        gas: quantity(frame.depth === 0 ? this.gasLimit : frame.gas),
+        gasUsed: '0x0',
+        to: hex(frame.to),
+        input: hex(frame.input),
+        output: undefined,
+        error: undefined,
+        revertReason: undefined,
+        calls: undefined,
+        logs: undefined,
+        value: frame.value === undefined ? undefined : quantity(frame.value),
+        type: frame.type,
+      },
+      gasUsed: 0n,
+      logMark,
+      failed: false,
+      calls: [],
+    }
+    if (frame.depth === 0) this.top = open
+    else this.stack.at(-1)?.calls.push(open)
+    this.stack.push(open)
+  }
+
+  private exit(end: TraceFrameEnd): void {
+    const open = this.stack.pop()
+    if (!open) return
+    // geth's statedb drops the logs of a reverted frame: later logs reuse their indexes.
+    if (end.error !== undefined) this.logSize = open.logMark
+    if (end.depth > 0) this.depth = end.depth - 1
+    if (!open.json) return
+    if (end.depth > 0) open.json.gasUsed = quantity(end.gasUsed)
+    const { json } = open
+    if (end.error === undefined) {
+      if (end.output.length > 0) json.output = hex(end.output)
+      return
+    }
+    json.error = end.error
+    open.failed = true
+    if (json.type === 'CREATE' || json.type === 'CREATE2') json.to = undefined
+    if (end.error !== 'execution reverted' || end.output.length === 0) return
+    json.output = hex(end.output)
+    json.revertReason = end.output.length >= 4 ? decodeRevertReason(end.output) : undefined
+  }
+
+  private log(log: LogEntry): void {
+    const index = this.logSize++
+    if (!this.cfg.withLog) return
+    if (this.cfg.onlyTopCall && this.depth > 0) return
+    const open = this.stack.at(-1)
+    if (!open?.json) return
+    open.json.logs ??= []
+    open.json.logs.push({
+      address: hex(log.address),
+      topics: log.topics.map(hex),
+      data: hex(log.data),
+      index: quantity(index),
+      position: quantity(open.calls.length),
+    })
+  }
+
+  txEnd(end: TxEnd): void {
+    if (this.top) this.top.json.gasUsed = quantity(end.gasUsed)
+  }
+
+  result(): unknown {
+    if (!this.top) throw new Error('incorrect number of top-level calls')
+    const build = (open: Open, parentFailed: boolean): CallFrame => {
+      const failed = open.failed || parentFailed
+      // Logs are not emitted when the call fails (clearFailedLogs).
+      if (this.cfg.withLog && failed) open.json.logs = undefined
+      if (open.calls.length > 0) open.json.calls = open.calls.map((c) => build(c, failed))
+      return open.json
+    }
+    return build(this.top, false)
+  }
+}

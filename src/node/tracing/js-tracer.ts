@@ -1,0 +1,301 @@
+// JavaScript tracers with geth's object API (eth/tracers/js/goja.go): `result(ctx, db)` and
+// `fault(log, db)` required, `step(log, db)`, `enter(frame)`/`exit(frameResult)` and
+// `setup(config)` optional; `log`, `db`, `frame`, `ctx` and the globals as goja exposes them. The
+// tracer's code runs in js-sandbox.ts; this side answers its reads from the step being traced and
+// the state. geth's call order: step for every opcode (with getError() set when the opcode fails
+// before running: out of gas, stack), fault after an opcode that failed while running (REVERT
+// included), enter/exit for every frame but the transaction's, whose values go into ctx.
+import type { StepInfo, TraceFrame, TraceFrameEnd } from '../engine/index.js'
+import { NodeError } from '../errors.js'
+import { contractAddress, create2Address } from './addresses.js'
+import { hex } from './format.js'
+import { JsSandbox } from './js-sandbox.js'
+import { isPush, opName } from './opcodes.js'
+import type { Tracer, TxContext, TxEnd } from './tracer.js'
+
+/** A tracer call ran past the trace's timeout (geth's text). */
+export class TracerTimeout extends NodeError {}
+
+/** A tracer function threw: geth's wording (wrapError), -32000. */
+export class TracerFailure extends NodeError {}
+
+interface Scope {
+  caller: Uint8Array
+  value: bigint
+  input: Uint8Array
+  /** Has the frame's code run (a fault needs a step to point at). */
+  last?: StepInfo
+}
+
+const bytesOf = (h: string) => Buffer.from(h.replace(/^0x/, ''), 'hex')
+
+export class JsTracer implements Tracer {
+  private readonly sandbox: JsSandbox
+  private readonly shape: { step: boolean; frames: boolean }
+  private ctx!: TxContext
+  private readonly scopes: Scope[] = []
+  private failure: Error | undefined
+  /** What `log` reads (the current step) and `frame`/`frameResult` read. */
+  private cur: StepInfo | undefined
+  private curError: string | undefined
+  private frame: TraceFrame | undefined
+  private frameEnd: TraceFrameEnd | undefined
+  private readonly values: Array<[string, 'bytes' | 'big' | 'plain', string | number | undefined]> = []
+
+  constructor(code: string, config: string, deadline: () => number) {
+    this.sandbox = new JsSandbox(
+      { read: (w, a, b) => this.safeRead(w, a, b), isPrecompiled: (a) => this.isPrecompiled(a) },
+      deadline,
+    )
+    this.shape = this.guard('setup', () => this.sandbox.load(code, config), true)
+  }
+
+  readonly hooks = {
+    enter: (frame: TraceFrame) => this.enter(frame),
+    exit: (end: TraceFrameEnd) => this.exit(end),
+    step: (step: StepInfo) => this.step(step),
+  }
+
+  txStart(ctx: TxContext): void {
+    this.ctx = ctx
+    if (ctx.blockHash) {
+      this.values.push(['blockHash', 'bytes', hex(ctx.blockHash)])
+      if (ctx.txHash) {
+        this.values.push(['txIndex', 'plain', ctx.txIndex])
+        this.values.push(['txHash', 'bytes', hex(ctx.txHash)])
+      }
+    }
+    this.values.push(['block', 'plain', Number(ctx.blockNumber)])
+    this.values.push(['gas', 'plain', Number(ctx.gasLimit)])
+    this.values.push(['gasPrice', 'big', `0x${ctx.gasTip.toString(16)}`])
+    this.values.push(['coinbase', 'bytes', hex(ctx.coinbase)])
+  }
+
+  txEnd(end: TxEnd): void {
+    this.values.push(['gasUsed', 'plain', Number(end.gasUsed)])
+  }
+
+  private enter(frame: TraceFrame): void {
+    const parent = this.scopes.at(-1)
+    const scope: Scope =
+      frame.type === 'DELEGATECALL' && parent
+        ? { caller: parent.caller, value: parent.value, input: frame.input }
+        : {
+            caller: frame.from,
+            value: frame.value ?? 0n,
+            input: frame.type.startsWith('CREATE') ? new Uint8Array() : frame.input,
+          }
+    this.scopes.push(scope)
+    if (frame.depth === 0) {
+      this.values.push(['type', 'plain', frame.type === 'CREATE' ? 'CREATE' : 'CALL'])
+      this.values.push(['from', 'bytes', hex(frame.from)])
+      this.values.push(['to', 'bytes', hex(frame.to)])
+      this.values.push(['input', 'bytes', hex(frame.input)])
+      this.values.push(['value', 'big', `0x${(frame.value ?? 0n).toString(16)}`])
+      return
+    }
+    if (!this.shape.frames || this.failure) return
+    this.frame = frame
+    this.guard('enter', () => this.sandbox.call('enter'))
+  }
+
+  private exit(end: TraceFrameEnd): void {
+    const scope = this.scopes.pop()
+    const last = scope?.last
+    if (end.error !== undefined && last && last.error === undefined && !this.failure) {
+      // geth's OnFault: the opcode that was running when the frame failed.
+      this.cur = last
+      this.curError = end.error
+      this.guard('fault', () => this.sandbox.call('fault'))
+    }
+    if (end.depth === 0) {
+      if (end.error !== undefined) this.values.push(['error', 'plain', end.error])
+      this.values.push(['output', 'bytes', hex(end.output)])
+      return
+    }
+    if (!this.shape.frames || this.failure) return
+    this.frameEnd = end
+    this.guard('exit', () => this.sandbox.call('exit'))
+  }
+
+  private step(step: StepInfo): void | Promise<void> {
+    const scope = this.scopes.at(-1)
+    if (scope) scope.last = step
+    if (!this.shape.step || this.failure) return
+    const warm = this.prefetch(step)
+    if (warm) return warm.then(() => this.runStep(step))
+    this.runStep(step)
+  }
+
+  /** Loads what the opcode's `db` reads are likely to ask into the state cache (db answers synchronously). */
+  private prefetch(step: StepInfo): Promise<unknown> | undefined {
+    const { stack, op } = step
+    const n = stack.length
+    const state = this.ctx.state
+    const address = (v: bigint) => bytesOf(v.toString(16).padStart(64, '0').slice(24))
+    const account = (a: Uint8Array) => state.account(a).then((found) => (found ? state.code(a) : undefined))
+    if ((op === 0x54 || op === 0x55) && n >= 1)
+      return state.storage(step.address, bytesOf(stack[n - 1].toString(16).padStart(64, '0')))
+    if ([0x31, 0x3b, 0x3c, 0x3f, 0xff].includes(op) && n >= 1) return account(address(stack[n - 1]))
+    if ([0xf1, 0xf2, 0xf4, 0xfa].includes(op) && n >= 2) return account(address(stack[n - 2]))
+    return undefined
+  }
+
+  private runStep(step: StepInfo): void {
+    if (this.failure) return
+    this.cur = step
+    this.curError = step.error
+    this.guard('step', () => this.sandbox.call('step'))
+  }
+
+  /** Runs a sandbox call; a timeout stops the trace, a throw becomes the result's error (geth's onError). */
+  private guard<T>(name: string, fn: () => T, rethrow = false): T {
+    try {
+      return fn()
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new TracerTimeout('execution timeout')
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+      if (rethrow) throw new TracerFailure(message.replace(/^Error: /, ''))
+      this.failure ??= new TracerFailure(`${message}    in server-side tracer function '${name}'`)
+      return undefined as T
+    }
+  }
+
+  private isPrecompiled(address: string): boolean {
+    return this.ctx.precompiles.has(address.slice(2))
+  }
+
+  private safeRead(what: string, a?: string | number, b?: string | number): string | number | boolean | undefined {
+    try {
+      return this.read(what, a, b)
+    } catch (error) {
+      return `\u0000${(error as Error).message}`
+    }
+  }
+
+  private read(what: string, a?: string | number, b?: string | number): string | number | boolean | undefined {
+    const step = this.cur
+    const scope = this.scopes.at(-1)
+    switch (what) {
+      case 'pc':
+        return step?.pc
+      case 'gas':
+        return step ? Number(step.gas) : undefined
+      case 'cost':
+        return step ? Number(step.cost) : undefined
+      case 'depth':
+        return step?.depth
+      case 'refund':
+        return step ? Number(step.refund) : undefined
+      case 'error':
+        return this.curError
+      case 'op':
+        return step?.op
+      case 'opName':
+        return step ? opName(step.op) : undefined
+      case 'isPush':
+        return step ? isPush(step.op) : false
+      case 'stackLength':
+        return step?.stack.length ?? 0
+      case 'peek': {
+        const stack = step?.stack ?? []
+        const i = Number(a)
+        if (i < 0 || i >= stack.length) throw new Error(`tracer accessed out of bound stack: size ${stack.length}, index ${i}`)
+        return `0x${stack[stack.length - 1 - i].toString(16)}`
+      }
+      case 'memLength':
+        return step?.memory.length ?? 0
+      case 'memSlice': {
+        const memory = step?.memory ?? new Uint8Array()
+        const [begin, end] = [Number(a), Number(b)]
+        if (end === begin) return '0x'
+        if (end < begin || begin < 0) throw new Error(`tracer accessed out of bound memory: offset ${begin}, end ${end}`)
+        const out = new Uint8Array(end - begin)
+        out.set(memory.subarray(begin, Math.min(end, memory.length)))
+        return hex(out)
+      }
+      case 'memUint': {
+        const memory = step?.memory ?? new Uint8Array()
+        const at = Number(a)
+        if (memory.length < at + 32 || at < 0) {
+          throw new Error(`tracer accessed out of bound memory: available ${memory.length}, offset ${at}, size 32`)
+        }
+        return hex(memory.subarray(at, at + 32))
+      }
+      case 'caller':
+        return hex(scope?.caller ?? new Uint8Array(20))
+      case 'address':
+        return hex(step?.address ?? new Uint8Array(20))
+      case 'value':
+        return `0x${(scope?.value ?? 0n).toString(16)}`
+      case 'input':
+        return hex(scope?.input ?? new Uint8Array())
+      case 'frameType':
+        return this.frame?.type
+      case 'frameFrom':
+        return hex(this.frame?.from ?? new Uint8Array(20))
+      case 'frameTo':
+        return hex(this.frame?.to ?? new Uint8Array(20))
+      case 'frameInput':
+        return hex(this.frame?.input ?? new Uint8Array())
+      case 'frameGas':
+        return Number(this.frame?.gas ?? 0n)
+      case 'frameValue':
+        return this.frame?.value === undefined ? undefined : `0x${this.frame.value.toString(16)}`
+      case 'gasUsed':
+        return Number(this.frameEnd?.gasUsed ?? 0n)
+      case 'output':
+        return hex(this.frameEnd?.output ?? new Uint8Array())
+      case 'frameError':
+        return this.frameEnd?.error
+      case 'create':
+        return hex(contractAddress(bytesOf(String(a)), BigInt(b ?? 0)))
+      case 'create2': {
+        const [salt, code] = String(b).split(':')
+        return hex(create2Address(bytesOf(String(a)), BigInt(salt.startsWith('0x') ? salt : `0x${salt || '0'}`), bytesOf(code)))
+      }
+      default:
+        return this.dbRead(what, String(a), b === undefined ? undefined : String(b))
+    }
+  }
+
+  /** db.*: synchronous, so from the state cache (what execution has loaded; prefetched per step). */
+  private dbRead(what: string, address: string, slot?: string): string | number | boolean {
+    const peek = this.ctx.state.peek()
+    const addr = bytesOf(address)
+    const account = peek.account(addr)
+    if (account === undefined)
+      throw new Error(
+        `db.${what}: ${address} is not loaded by this transaction (pcnode serves db reads from the state it touched)`,
+      )
+    switch (what) {
+      case 'balance':
+        return `0x${(account?.balance ?? 0n).toString(16)}`
+      case 'nonce':
+        return Number(account?.nonce ?? 0n)
+      case 'exists':
+        return account !== null
+      case 'code': {
+        if (!account) return '0x'
+        const code = peek.code(addr)
+        if (code === undefined) throw new Error(`db.getCode: the code of ${address} is not loaded by this transaction`)
+        return hex(code)
+      }
+      case 'state': {
+        if (!account) return `0x${'0'.repeat(64)}`
+        const value = peek.storage(addr, bytesOf(slot ?? '0x'))
+        if (value === undefined) throw new Error(`db.getState: ${address} slot ${slot} is not loaded by this transaction`)
+        return hex(value)
+      }
+      default:
+        throw new Error(`unknown read ${what}`)
+    }
+  }
+
+  result(): unknown {
+    if (this.failure) throw this.failure
+    const json = this.guard('result', () => this.sandbox.result(this.values))
+    if (this.failure) throw this.failure
+    return json === undefined ? null : JSON.parse(json)
+  }
+}

@@ -1,0 +1,44 @@
+// Tracer names to tracers, as geth's DefaultDirectory resolves them (eth/tracers/dir.go): the
+// native ones by name, the struct logger when no name is given, and anything else evaluated as a
+// JavaScript tracer (so an unknown name fails as JavaScript: "ReferenceError: x is not defined").
+import { NodeError } from '../errors.js'
+import { CallTracer } from './call-tracer.js'
+import { type TraceConfig, tracerFlags } from './config.js'
+import { FourByteTracer, NoopTracer } from './four-byte-tracer.js'
+import { JsTracer } from './js-tracer.js'
+import { PrestateTracer } from './prestate-tracer.js'
+import { StructLogger } from './struct-logger.js'
+import type { Tracer } from './tracer.js'
+
+/** geth's other native tracers: named, so asking for one says so instead of failing as JavaScript. */
+const NOT_SERVED = ['flatCallTracer', 'muxTracer', 'erc7562Tracer', 'keccak256PreimageTracer', 'opcodeTracer']
+
+export function createTracer(cfg: TraceConfig, deadline: () => number): Tracer {
+  const name = cfg.tracer
+  switch (name) {
+    case undefined:
+      return new StructLogger(cfg.logger)
+    case 'callTracer':
+      return new CallTracer(tracerFlags(cfg.tracerConfig, 'callTracerConfig', ['onlyTopCall', 'withLog'] as const))
+    case 'prestateTracer':
+      return new PrestateTracer(
+        tracerFlags(cfg.tracerConfig, 'PrestateTracerConfig', [
+          'diffMode',
+          'disableCode',
+          'disableStorage',
+          'includeEmpty',
+        ] as const),
+      )
+    case '4byteTracer':
+      return new FourByteTracer()
+    case 'noopTracer':
+      return new NoopTracer()
+    default:
+      if (NOT_SERVED.includes(name)) {
+        throw new NodeError(
+          `tracer ${name} is not served by pcnode (it serves callTracer, prestateTracer, 4byteTracer, noopTracer, the struct logger and JavaScript tracers)`,
+        )
+      }
+      return new JsTracer(name, cfg.tracerConfig, deadline)
+  }
+}
