@@ -16,6 +16,7 @@ import { fastCrypto } from './crypto.js'
 import { type DepositInput, decodeDeposit, depositRecord, encodeDeposit } from './deposit.js'
 import { commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
 import { absentHeaderFields, BlockEnv, HeaderView, withdrawalRaw } from './header.js'
+import { installFastInterpreter } from './hooks/interpreter.js'
 import { SerialQueue } from './queue.js'
 import { DEPOSIT_TX_TYPE } from './receipts.js'
 import { selfCheck } from './selfcheck.js'
@@ -98,6 +99,7 @@ export class Engine {
     const blockHashes = new BlockHashes()
     const vm = await createVM({ common, stateManager: state, blockchain: blockHashes })
     const keccak = customCrypto.keccak256 ?? ((d: Uint8Array) => common.customCrypto.keccak256!(d))
+    await installFastInterpreter(vm)
     const engine = new Engine(common, state, nodes, vm, blockHashes, keccak, genesisFile)
     await selfCheck(engine)
     return engine
@@ -186,6 +188,7 @@ export class Engine {
     const sm = new MerkleStateManager({ common: this.common, trie: this.trieCopy() as never, caches: new Caches() })
     await sm.setStateRoot(stateRoot)
     const vm = await createVM({ common: this.common, stateManager: sm, blockchain: this.blockHashes })
+    await installFastInterpreter(vm)
     return new ExecView(vm, this.common, () => this.consoleLog)
   }
 
