@@ -182,7 +182,6 @@ async function interpreterCheck(engine: CheckedEngine): Promise<void> {
 }
 
 async function functionalCheck(engine: CheckedEngine): Promise<void> {
-  await interpreterCheck(engine)
   const live = engine.live
   const sender = Uint8Array.from(Buffer.from('00000000000000000000000000000000005e1fc0', 'hex'))
   // Runtime code: LOG0(0, 0); EXTCODESIZE(CALLER) stored in memory and returned.
@@ -205,6 +204,7 @@ async function functionalCheck(engine: CheckedEngine): Promise<void> {
     )
     check(logged === 1, 'hooks/observer.ts', 'LOG opcodes to append to interpreter._result.logs')
     await traceCheck(engine, sender, env)
+    await interpreterCheck(engine)
   } finally {
     await live.revert()
     await live.vm.evm.journal.cleanup()

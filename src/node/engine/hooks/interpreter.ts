@@ -161,10 +161,14 @@ async function interpreterPrototype(vm: VM): Promise<InterpreterShape> {
       },
     ],
   ])
+  // Inside a checkpoint, reverted: running code warms and touches accounts, which must not reach genesis.
+  await vm.stateManager.checkpoint()
   try {
     await vm.evm.runCode({ code: Uint8Array.from([ADDRESS, 0x00]), gasLimit: 100_000n } as never)
   } finally {
     undo()
+    await vm.stateManager.revert()
+    await vm.evm.journal.cleanup()
   }
   if (!proto) throw new Error('the interpreter was not reached')
   return proto
