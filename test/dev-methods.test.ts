@@ -97,6 +97,28 @@ describe('dev methods: accounts, blocks and time (mode anvil)', () => {
     expect(sealed.hash).toBe((await pub.getBlock({ blockHash: sealed.hash })).hash)
   })
 
+  it('edits in one batch request apply in order: each read sees exactly the edits before it', async () => {
+    const who = '0x00000000000000000000000000000000000ba7c4'
+    const call = (id: number, method: string, params: unknown[]) => ({ jsonrpc: '2.0', id, method, params })
+    const batch = [
+      call(1, 'anvil_setBalance', [who, '0x1']),
+      call(2, 'anvil_setBalance', [who, '0x2']),
+      call(3, 'eth_getBalance', [who, 'latest']),
+      call(4, 'anvil_setBalance', [who, '0x3']),
+      call(5, 'anvil_setNonce', [who, '0x7']),
+      call(6, 'eth_getBalance', [who, 'pending']),
+      call(7, 'eth_getTransactionCount', [who, 'latest']),
+      ...Array.from({ length: 200 }, (_, i) =>
+        call(100 + i, 'anvil_setBalance', [`0x${(0xbeef00 + i).toString(16).padStart(40, '0')}`, numberToHex(i + 1)]),
+      ),
+      call(8, 'eth_getBalance', [`0x${(0xbeef00 + 199).toString(16).padStart(40, '0')}`, 'latest']),
+    ]
+    const { text } = await node.raw(JSON.stringify(batch))
+    const byId = new Map((JSON.parse(text) as Array<{ id: number; result: unknown }>).map((r) => [r.id, r.result]))
+    expect([3, 6, 7, 8].map((id) => byId.get(id))).toEqual(['0x2', '0x3', '0x7', '0xc8'])
+    expect([1, 2, 4, 5, 100, 299].map((id) => byId.get(id))).toEqual([null, null, null, null, null, null])
+  })
+
   it('anvil_setNonce drops pooled transactions below the new nonce', async () => {
     const account = privateKeyToAccount(node.accounts[5].privateKey)
     const nonce = await node.publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' })
