@@ -78,6 +78,26 @@ function parseId(value: unknown): string {
 /** The methods, over one PubSub (tests may pass their own, e.g. with a short filter timeout). */
 export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodTable {
   const { subscriptions, filters, inclusion } = pubsub
+
+  /**
+   * The receipt eth_sendRawTransactionSync answers with: the pre-confirmed one, or the sealed one while
+   * flashblocks are halted. Looked up right after admission, before waiting: Base's
+   * eth_sendRawTransactionSync subscribes only after sending and can miss a flashblock published
+   * in between (base/base #3826); waitForInclusion checks and registers in one synchronous step.
+   */
+  const receiptOf = async (hash: Uint8Array, timeout: number) => {
+    const outcome = await inclusion.waitForInclusion(hash, timeout)
+    if ('tx' in outcome) return formatReceipt(outcome.tx)
+    const hex = toData(hash)
+    // Base would time out; failing at once with the sequencer's reason is more useful locally.
+    if ('dropped' in outcome) throw new RpcError(SERVER_ERROR, `transaction dropped by the sequencer: ${outcome.dropped}`, hex)
+    throw new RpcError(
+      SYNC_SEND_TIMEOUT_CODE,
+      `Transaction ${hex} was added to the mempool but wasn't confirmed within ${rustDuration(timeout)}.`,
+      hex,
+    )
+  }
+
   return {
     eth_subscribe: (params, ctx) => {
       const connection = connectionOf(ctx)
@@ -102,20 +122,14 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
       const raw = parseData(params[0], 'transaction')
       // Checked before submitting, as Base does, so a bad timeout sends nothing.
       const timeout = parseSyncTimeout(params[1])
-      const hash = await node.sendRawTransaction(raw)
-      const outcome = await inclusion.waitForInclusion(hash, timeout)
-      if ('tx' in outcome) return formatReceipt(outcome.tx)
-      const hex = toData(hash)
-      // Base would time out; failing at once with the sequencer's reason is more useful locally.
-      if ('dropped' in outcome) throw new RpcError(SERVER_ERROR, `transaction dropped by the sequencer: ${outcome.dropped}`, hex)
-      throw new RpcError(
-        SYNC_SEND_TIMEOUT_CODE,
-        `Transaction ${hex} was added to the mempool but wasn't confirmed within ${rustDuration(timeout)}.`,
-        hex,
-      )
+      return receiptOf(await node.sendRawTransaction(raw), timeout)
     },
 
-    /** pcnode's richer companion to base_transactionStatus (which only says Known/Unknown). */
+    /**
+     * pcnode's richer companion to base_transactionStatus (which only says Known/Unknown): pending,
+     * preconfirmed, confirmed, or dropped (a pre-confirmation an injected fault took back, until the
+     * transaction is in the pool again).
+     */
     pcnode_transactionStatus: (params) => {
       expectArgs(params, 1, 1)
       const hash = parseHash(params[0], 'hash')
@@ -129,7 +143,18 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
         if (t.block.sealed) out.blockHash = toData(t.block.hash)
         return out
       }
-      return { status: node.isPooled(hash) ? 'pending' : 'unknown' }
+      if (node.isPooled(hash)) return { status: 'pending' }
+      const drop = node.faults.dropRecord(hash)
+      if (drop) {
+        return {
+          status: 'dropped',
+          blockNumber: toQuantity(drop.blockNumber),
+          flashblockIndex: toQuantity(drop.flashblockIndex),
+          reason: drop.reason,
+          requeued: drop.requeued,
+        }
+      }
+      return { status: 'unknown' }
     },
 
     eth_newFilter: (params) => {
