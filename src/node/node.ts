@@ -41,6 +41,7 @@ import type {
   MatchedLog,
   PoolTxInfo,
   StateOverrides,
+  TxRecord,
 } from './types.js'
 
 export type { FeeHistory }
@@ -415,6 +416,11 @@ export class DevNode {
   /** eth_sendTransaction: a dev account signs; missing fields get the usual defaults. */
   sendTransaction(req: CallRequest): Promise<Uint8Array> {
     return this.admission.sendTransaction(req)
+  }
+
+  /** eth_fillTransaction: `req` with eth_sendTransaction's defaults, unsigned (geth's `{raw, tx}`). */
+  fillTransaction(req: CallRequest): Promise<TxRecord> {
+    return this.admission.fillTransaction(req)
   }
 
   /** The dev account of `address` (its key signs for eth_sign and friends). */

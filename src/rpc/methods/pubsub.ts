@@ -1,12 +1,13 @@
 // Following the chain as it moves: eth_subscribe / eth_unsubscribe (WebSocket only), the polling
 // filters viem's watch* actions fall back to over HTTP, eth_sendRawTransactionSync (EIP-7966 with
-// Base's limits) and pcnode_transactionStatus. All of it waits on node events (subscriptions.ts).
+// Base's limits), eth_sendTransactionSync and pcnode_transactionStatus. All of it waits on node
+// events (subscriptions.ts).
 import type { DevNode } from '../../node/node.js'
 import { expectArgs, type MethodTable, type RpcContext } from '../dispatch.js'
 import { INVALID_PARAMS, invalidParams, METHOD_NOT_FOUND, RpcError, SERVER_ERROR } from '../errors.js'
 import { formatReceipt } from '../format.js'
 import { parseData, parseHash, parseQuantity, toData, toQuantity } from '../hex.js'
-import { isObject, parseLogFilter } from '../params.js'
+import { isObject, parseCallRequest, parseLogFilter } from '../params.js'
 import { PubSub, SUBSCRIPTION_KINDS, type SubscriptionKind, type SubscriptionOptions } from '../pubsub/index.js'
 
 /** Base's MAX_TIMEOUT_SEND_RAW_TX_SYNC_MS: also the default when no timeout is given. */
@@ -38,8 +39,14 @@ function subscriptionOptions(kind: SubscriptionKind, value: unknown): Subscripti
       return { filter: { addresses, topics } }
     }
     case 'newPendingTransactions':
-    case 'newFlashblockTransactions':
       return { full: optionalBool(value, '1') }
+    case 'newFlashblockTransactions': {
+      // Base's param (base/base crates/execution/flashblocks/src/rpc/types.rs): true/false, or a
+      // log filter: full transactions with at least one matching log, all their logs included.
+      if (!isObject(value)) return { full: optionalBool(value, '1') }
+      const { addresses, topics } = parseLogFilter(value, 'filter')
+      return { full: true, txFilter: { addresses, topics } }
+    }
     case 'newFlashblocks': {
       if (value === undefined || value === null) return {}
       if (!isObject(value)) throw invalidParams('invalid argument 1: expected {"format": "block" | "payload", "full"?: boolean}')
@@ -80,7 +87,7 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
   const { subscriptions, filters, inclusion } = pubsub
 
   /**
-   * The receipt eth_sendRawTransactionSync answers with: the pre-confirmed one, or the sealed one while
+   * The receipt a sync send answers with: the pre-confirmed one, or the sealed one while
    * flashblocks are halted. Looked up right after admission, before waiting: Base's
    * eth_sendRawTransactionSync subscribes only after sending and can miss a flashblock published
    * in between (base/base #3826); waitForInclusion checks and registers in one synchronous step.
@@ -123,6 +130,17 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
       // Checked before submitting, as Base does, so a bad timeout sends nothing.
       const timeout = parseSyncTimeout(params[1])
       return receiptOf(await node.sendRawTransaction(raw), timeout)
+    },
+
+    /**
+     * eth_sendTransaction from a dev account (signed by its key) or an impersonated one, then the
+     * wait of eth_sendRawTransactionSync, with its timeout and errors.
+     */
+    eth_sendTransactionSync: async (params) => {
+      expectArgs(params, 1, 2)
+      const req = parseCallRequest(params[0])
+      const timeout = parseSyncTimeout(params[1])
+      return receiptOf(await node.sendTransaction(req), timeout)
     },
 
     /**

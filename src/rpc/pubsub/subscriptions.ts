@@ -35,6 +35,8 @@ export interface SubscriptionOptions {
   payload?: boolean
   /** logs / pendingLogs: address and topics (block ranges are ignored, as for geth's logs subscription). */
   filter?: LogFilter
+  /** newFlashblockTransactions with a log filter: full transactions with at least one matching log. */
+  txFilter?: LogFilter
 }
 
 /** Notifications held for a subscription whose id has not reached its client yet. */
@@ -61,6 +63,8 @@ interface Subscription {
   full: boolean
   payload: boolean
   match: (log: LogEntry) => boolean
+  /** newFlashblockTransactions with a log filter: whether a transaction has a matching log. */
+  txMatch?: (t: IncludedTx) => boolean
   /** Notifications held until the eth_subscribe reply has been sent (geth does the same). */
   held?: string[]
 }
@@ -113,6 +117,10 @@ export class WsSubscriptions {
       payload: options.payload ?? false,
       match: logMatcher(options.filter),
       held: [],
+    }
+    if (options.txFilter) {
+      const match = logMatcher(options.txFilter)
+      sub.txMatch = (t) => t.receipt.logs.some(match)
     }
     owner.subs.set(sub.id, sub)
     this.byKind.get(kind)?.add(sub)
@@ -207,7 +215,7 @@ export class WsSubscriptions {
     if (logSubs.size > 0) this.notifyLogs(logSubs, blockLogs(fresh))
   }
 
-  /** newFlashblockTransactions: a hash, or the full object. */
+  /** newFlashblockTransactions: a hash, or the full object (with a log filter: if one of its logs matches). */
   private notifyTxs(txs: IncludedTx[], full: (t: IncludedTx) => unknown, hash: (t: IncludedTx) => unknown): void {
     const txSubs = this.byKind.get('newFlashblockTransactions') as Set<Subscription>
     if (txSubs.size === 0) return
@@ -220,6 +228,7 @@ export class WsSubscriptions {
     }
     for (const sub of txSubs) {
       for (const t of txs) {
+        if (sub.txMatch && !sub.txMatch(t)) continue
         this.notify(sub, sub.full ? once(fullJson, t, full) : once(hashJson, t, hash))
       }
     }
