@@ -5,7 +5,7 @@ import type { StartedNode } from '../index.js'
 import { DEFAULTS, genesisChainId, type NodeOptions } from '../node/options.js'
 import { getProfile } from '../node/profile.js'
 import { type AppFlags, AppStartError, parseAppPort, parseVerifyMode, type RunningApp, startAppForNode } from './start-app.js'
-import { formatEther, parseAmount, parseBigInt, parseDuration, parseInteger } from './units.js'
+import { formatEther, parseAmount, parseBigInt, parseDuration, parseFraction, parseInteger, parseMilliseconds } from './units.js'
 
 interface StartFlags extends AppFlags {
   port: number
@@ -32,6 +32,11 @@ interface StartFlags extends AppFlags {
   l1BaseFee: bigint
   l1BlobBaseFee: bigint
   l1FeeScalars: [bigint, bigint]
+  preconfDropRate: number
+  preconfSeed: number
+  preconfJitter: number
+  preconfRequeue?: boolean
+  preconfDropNotify?: boolean
 }
 
 /** Flags left at their default take the profile's value (block times) and the genesis file's chain id. */
@@ -128,6 +133,27 @@ export function registerStart(program: Command): void {
           `${DEFAULTS.l1BaseFeeScalar},${DEFAULTS.l1BlobBaseFeeScalar}`,
         ),
     )
+    // Pre-confirmation faults (src/node/faults, README "Pre-confirmation faults"): each one is logged as it happens.
+    .option(
+      '--preconf-drop-rate <rate>',
+      'fraction of pre-confirmed transactions left out of the block as it seals, 0 to 1 (seeded)',
+      parseFraction('drop rate'),
+      DEFAULTS.preconfDropRate,
+    )
+    .option(
+      '--preconf-seed <n>',
+      "seed of the faults' random choices: the same seed drops the same transactions",
+      parseInteger('seed'),
+      DEFAULTS.preconfSeed,
+    )
+    .option(
+      '--preconf-jitter <ms>',
+      'flashblock intervals vary by up to this many ms either way (blocks get more or fewer flashblocks)',
+      parseMilliseconds('jitter'),
+      DEFAULTS.preconfJitter,
+    )
+    .option('--preconf-requeue', 'a dropped pre-confirmed transaction goes back to the pool once its block seals')
+    .option('--preconf-drop-notify', "tell pendingLogs / newFlashblockTransactions subscribers of drops (Base's RPC does not)")
     .option('--genesis <file>', 'start from this geth-format genesis file (its chain id, fork schedule and alloc)')
     .option('--import <file>', 'with --genesis: import these concatenated RLP blocks at start; the last is the head')
     .option('--silent', 'print nothing but errors')
@@ -166,6 +192,11 @@ async function runStart(flags: StartFlags): Promise<void> {
     l1BlobBaseFee: flags.l1BlobBaseFee,
     l1BaseFeeScalar: flags.l1FeeScalars[0],
     l1BlobBaseFeeScalar: flags.l1FeeScalars[1],
+    preconfDropRate: flags.preconfDropRate,
+    preconfSeed: flags.preconfSeed,
+    preconfJitter: flags.preconfJitter,
+    preconfRequeue: flags.preconfRequeue ?? false,
+    preconfDropNotify: flags.preconfDropNotify ?? false,
     silent: quiet,
     logger: (line) => console.error(line),
   }
@@ -261,6 +292,8 @@ function banner(
   } else {
     lines.push(`Mining:            off (--no-mining)`)
   }
+  const faults = faultsLine(flags)
+  if (faults) lines.push(`Faults:            ${faults}`)
   // Genesis predeploys (src/node/predeploys.ts), the same addresses on every chain id.
   lines.push('', title('Predeploys'), title('=================='))
   lines.push(`Wallet factory:    ${predeploys.WALLET_FACTORY_ADDRESS} (PcnodeWalletFactory)`)
@@ -317,6 +350,22 @@ function followActivity(chalk: ChalkInstance, started: StartedNode): void {
   events.on('dropped', ({ info, reason }) => {
     log(Date.now(), () => `${chalk.red('drop')}  ${short(info.tx.hash)}: ${reason}`)
   })
+  // Each injected pre-confirmation fault, and each change of the settings, on its own line.
+  events.on('fault', ({ message }) => {
+    log(Date.now(), () => `${chalk.magenta('fault')} ${message}`)
+  })
+}
+
+/** The banner's line for the fault flags, when any is set. */
+function faultsLine(flags: StartFlags): string | undefined {
+  const parts: string[] = []
+  if (flags.preconfDropRate > 0) {
+    const fate = flags.preconfRequeue ? 'back to the pool' : 'discarded'
+    parts.push(`drop rate ${flags.preconfDropRate} (seed ${flags.preconfSeed}, ${fate})`)
+  }
+  if (flags.preconfJitter > 0) parts.push(`flashblock jitter ±${flags.preconfJitter} ms`)
+  if (flags.preconfDropNotify) parts.push('drop notifications to subscribers')
+  return parts.length ? parts.join(', ') : undefined
 }
 
 function time(at: number): string {

@@ -78,11 +78,11 @@ export async function mine(ctx: NodeContext, blocks: bigint, interval: bigint, t
     if (ts !== undefined && chain.pending && chain.pending.header.timestamp !== ts) await reopen(ctx, ts)
     else if (!chain.pending) await producer.open(ts)
     await fill(ctx)
-    const block = await producer.seal()
+    const block = await sequencer.sealPending()
     if (ts !== undefined) clock.rebase(block.header.timestamp)
     ts = interval > 0n ? block.header.timestamp + interval : undefined
   }
-  if (sequencer.isRunning) await producer.open()
+  if (sequencer.preconfirming) await producer.open()
 }
 
 /** anvil_dropTransaction: out of the pool, or out of the pending block (the rest re-run). */

@@ -34,6 +34,7 @@ import {
   lazyTransaction,
   restoreTransaction,
   type TxFields,
+  unsignedTransaction,
 } from './tx.js'
 import { ExecView, StateView } from './view.js'
 
@@ -262,6 +263,11 @@ export class Engine {
 
   buildTransaction(fields: TxFields, signer: { privateKey: Uint8Array } | { impersonated: Uint8Array }): TxRecord {
     return buildTransaction(this.decodeContext, fields, signer)
+  }
+
+  /** `fields` unsigned, with a zero signature (eth_fillTransaction's answer). */
+  unsignedTransaction(fields: TxFields, from: Uint8Array): TxRecord {
+    return unsignedTransaction(this.decodeContext, fields, from)
   }
 
   restoreTransaction(raw: Uint8Array, impersonatedFrom?: Uint8Array): TxRecord {

@@ -95,6 +95,14 @@ export class OpStack {
     if (!isL1InfoDeposit(tx)) this.deposits.push(tx)
   }
 
+  /**
+   * The deposits of an open block run again (faults/rerun.ts), in their order and ahead of those
+   * that arrived since: they ran first. The L1-info deposit is made anew.
+   */
+  requeueFirst(txs: TxRecord[]): void {
+    this.deposits.unshift(...txs.filter((tx) => !isL1InfoDeposit(tx)))
+  }
+
   isQueued(hash: Uint8Array): boolean {
     const key = hexKey(hash)
     return this.deposits.some((tx) => hexKey(tx.hash) === key)

@@ -76,6 +76,11 @@ export class TxPool {
     return this.byHash.get(hexKey(hash))
   }
 
+  /** What `from` has pooled at `nonce`, if anything. */
+  atNonce(from: Uint8Array, nonce: bigint): PoolTxInfo | undefined {
+    return this.bySender.get(hexKey(from))?.get(nonce)
+  }
+
   /** One address per sender with pooled transactions. */
   senders(): Uint8Array[] {
     return [...this.bySender.values()].map((txs) => (txs.values().next().value as PoolTxInfo).tx.from)
