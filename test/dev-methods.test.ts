@@ -16,7 +16,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
-import { sleep, startTestNode, type TestNode, testClient, waitForReceipt } from './helpers.js'
+import { openSocket, sleep, startTestNode, type TestNode, testClient, waitForReceipt } from './helpers.js'
 
 // PUSH0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: returns storage slot 0.
 const SLOT0_RETURNER = '0x5f5460005260206000f3'
@@ -436,11 +436,23 @@ describe('dev methods: dropping, reset, dump and load', () => {
   it('anvil_dropTransaction removes a pooled or a pre-confirmed transaction', async () => {
     const pub = node.publicClient
     const to = node.accounts[6].address
+    const socket = await openSocket(node.wsUrl)
+    const sub = await socket.subscribe(['newFlashblockTransactions'])
     const before = await pub.getBalance({ address: to, blockTag: 'pending' })
+    const kept = await node.wallet(3).sendTransaction({ to, value: 5n })
     const preconfirmed = await node.wallet(0).sendTransaction({ to, value: 7n })
     await waitForReceipt(node, preconfirmed)
-    expect(await pub.getBalance({ address: to, blockTag: 'pending' })).toBe(before + 7n)
+    await socket.waitFor(sub, (hashes) => hashes.includes(preconfirmed), 'both announced')
+    expect(await pub.getBalance({ address: to, blockTag: 'pending' })).toBe(before + 12n)
     expect((await node.rpc('anvil_dropTransaction', [preconfirmed])).result).toBe(preconfirmed)
+    // The block re-runs without it: the one kept is pre-confirmed again, but not announced twice.
+    await waitForReceipt(node, kept)
+    const marker = await node.wallet(4).sendTransaction({ to, value: 1n })
+    await socket.waitFor(sub, (hashes) => hashes.includes(marker), 'a later announcement')
+    expect(socket.received(sub).filter((h) => h === kept)).toHaveLength(1)
+    await socket.close()
+    await node.rpc('anvil_dropTransaction', [marker])
+    await node.rpc('anvil_dropTransaction', [kept])
     expect((await node.rpc('eth_getTransactionByHash', [preconfirmed])).result).toBeNull()
     expect(await pub.getBalance({ address: to, blockTag: 'pending' })).toBe(before)
 

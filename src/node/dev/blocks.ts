@@ -1,5 +1,6 @@
 // The pending block under dev control: sealing now (evm_mine / anvil_mine), re-opening it at
 // another time, and taking transactions out of it. Every function runs inside the serial queue.
+import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
 import { InvalidParamsError, NodeError } from '../errors.js'
 import type { IncludedTx } from '../types.js'
@@ -32,8 +33,14 @@ export async function reopen(ctx: NodeContext, timestamp?: bigint, drop?: (t: In
     }
   }
   producer.resync()
-  await producer.open(timestamp)
-  if (requeued > 0 && sequencer.isRunning) await fill(ctx)
+  // Followers were told of these already: the re-run does not announce them again (events.ts `replayed`).
+  producer.replaying = new Set((pending?.txs ?? []).filter((t) => !drop?.(t)).map((t) => hexKey(t.tx.hash)))
+  try {
+    await producer.open(timestamp)
+    if (requeued > 0 && sequencer.isRunning) await fill(ctx)
+  } finally {
+    producer.replaying = undefined
+  }
 }
 
 /** Pre-confirms every ready pool transaction into the pending block. */
