@@ -165,22 +165,31 @@ export function scaleReport(results, line) {
   const anvil = results['anvil(automine)']
   if (!pc) return []
   const a = (f) => (anvil ? [{ name: 'anvil', value: f(anvil) }] : [])
+  // Rates, not totals: a phase stops at its time bound, so the nodes may reach different counts.
+  const per = (n, total, each) => (n > 0 && total !== undefined ? round((total * each) / n) : undefined)
   const rows = [
     ['RSS at start (MiB)', (r) => r.rssStartMiB, 'MiB'],
-    [`set ${pc.accounts.count} accounts (s)`, (r) => r.accounts?.seconds, 's'],
+    ['set accounts: ms per 1,000', (r) => per(r.accounts?.count, r.accounts?.seconds, 1e6), 'ms'],
     ['RSS after the accounts (MiB)', (r) => r.accounts?.rssMiB, 'MiB'],
     ['eth_getBalance p50 (ms)', (r) => r.balanceReadP50Ms, 'ms'],
     ['transfer send -> receipt p50 (ms)', (r) => r.transferP50Ms, 'ms'],
     ['anvil_mine 1,000 blocks (s)', (r) => r.mine1000S, 's'],
     ['anvil_dumpState (s)', (r) => r.dump?.seconds, 's'],
     ['anvil_dumpState size (MiB)', (r) => r.dump?.MiB, 'MiB'],
-    [`set ${pc.storage?.slots} storage slots (s)`, (r) => r.storage?.seconds, 's'],
+    ['set storage slots: ms per 1,000', (r) => per(r.storage?.slots, r.storage?.seconds, 1e6), 'ms'],
     ['eth_call of a random slot p50 (ms)', (r) => r.storage?.callP50Ms, 'ms'],
-    [`anvil_mine ${pc.emptyBlocks?.blocks} empty blocks (s)`, (r) => r.emptyBlocks?.seconds, 's'],
+    ['anvil_mine empty blocks: ms per block', (r) => per(r.emptyBlocks?.blocks, r.emptyBlocks?.seconds, 1e3), 'ms'],
     ['RSS per empty block (KiB)', (r) => r.emptyBlocks?.kibPerBlock, 'KiB'],
   ]
   return [
     '== scale: accounts, storage and blocks that grow (each phase bounded)',
+    ...Object.entries({ pcnode: pc, anvil }).flatMap(([name, r]) =>
+      r
+        ? [
+            `  ${name}: reached ${r.accounts?.count ?? 0} accounts, ${r.storage?.slots ?? 0} slots, ${r.emptyBlocks?.blocks ?? 0} empty blocks`,
+          ]
+        : [],
+    ),
     ...rows.map(([label, f, unit]) => line(label, { name: 'pcnode', value: f(pc) }, a(f), unit)),
     ...(anvil?.blocksError ? [`  anvil(automine)      empty blocks: ${anvil.blocksError}`] : []),
   ]
