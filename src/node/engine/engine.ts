@@ -14,12 +14,13 @@ import { isBlobNetworkWrapper } from './blob-wrapper.js'
 import { indexActivatedEips } from './commons.js'
 import { fastCrypto } from './crypto.js'
 import { type DepositInput, decodeDeposit, depositRecord, encodeDeposit } from './deposit.js'
+import { ForkLink, type ForkSource, ForkStateManager } from './fork-state.js'
 import { commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
 import { absentHeaderFields, BlockEnv, HeaderView, withdrawalRaw } from './header.js'
 import { SerialQueue } from './queue.js'
 import { DEPOSIT_TX_TYPE } from './receipts.js'
 import { selfCheck } from './selfcheck.js'
-import { FastStateManager, NodeStore } from './state.js'
+import { NodeStore } from './state.js'
 import { type AccountDump, dumpAccounts, writeAccounts } from './state-io.js'
 import { applySystemWrites, installSystemContracts } from './system.js'
 import { orderedTrieRoot } from './trie.js'
@@ -42,9 +43,12 @@ import { ExecView, StateView } from './view.js'
  */
 export class BlockHashes implements EVMMockBlockchainInterface {
   lookup: (n: bigint) => Uint8Array | undefined = () => undefined
+  /** On a fork: the hashes of blocks before the local chain's first (the fork block). */
+  remote: ((n: bigint) => Promise<Uint8Array | undefined>) | undefined
 
   async getBlock(n: number): Promise<{ hash(): Uint8Array }> {
-    const hash = this.lookup(BigInt(n)) ?? new Uint8Array(32)
+    const number = BigInt(n)
+    const hash = this.lookup(number) ?? (await this.remote?.(number)) ?? new Uint8Array(32)
     return { hash: () => hash }
   }
 
@@ -70,7 +74,7 @@ export class Engine {
     /** @internal ethereumjs' Common: hardfork rules and gas parameters. */
     readonly common: Common,
     /** @internal */
-    readonly state: FastStateManager,
+    readonly state: ForkStateManager,
     /** The trie nodes and code of every state root the node still holds (storage/pruning.ts). */
     readonly nodes: NodeStore,
     vm: VM,
@@ -94,13 +98,29 @@ export class Engine {
         })
     indexActivatedEips(common)
     const nodes = new NodeStore()
-    const state = FastStateManager.create(common, nodes)
+    const keccak = customCrypto.keccak256 ?? ((d: Uint8Array) => common.customCrypto.keccak256!(d))
+    const state = ForkStateManager.createLive(common, nodes, new ForkLink(keccak))
     const blockHashes = new BlockHashes()
     const vm = await createVM({ common, stateManager: state, blockchain: blockHashes })
-    const keccak = customCrypto.keccak256 ?? ((d: Uint8Array) => common.customCrypto.keccak256!(d))
     const engine = new Engine(common, state, nodes, vm, blockHashes, keccak, genesisFile)
     await selfCheck(engine)
     return engine
+  }
+
+  // --- fork mode (node/fork/) -----------------------------------------------------------------
+
+  /**
+   * Reads what the local state lacks from `source` (a fork's upstream at its fork block), or from
+   * nothing again. Views of older states are dropped: they read through the previous source.
+   */
+  attachFork(source: ForkSource | undefined): void {
+    this.state.link.attach(source)
+    this.blockHashes.remote = source && ((n) => source.blockHash(n))
+    this.views.clear()
+  }
+
+  get forked(): boolean {
+    return this.state.link.source !== undefined
   }
 
   get chainId(): bigint {
@@ -183,7 +203,7 @@ export class Engine {
 
   /** Like viewAt, but a new, uncached view of its own (a throwaway for work that flushes its state). */
   async freshViewAt(stateRoot: Uint8Array): Promise<ExecView> {
-    const sm = new MerkleStateManager({ common: this.common, trie: this.trieCopy() as never, caches: new Caches() })
+    const sm = this.stateOver(new Caches())
     await sm.setStateRoot(stateRoot)
     const vm = await createVM({ common: this.common, stateManager: sm, blockchain: this.blockHashes })
     return new ExecView(vm, this.common, () => this.consoleLog)
@@ -191,9 +211,15 @@ export class Engine {
 
   /** A cache-less state at `stateRoot` to write to (dev edits of the head's state). */
   async scratchAt(stateRoot: Uint8Array): Promise<StateView> {
-    const sm = new MerkleStateManager({ common: this.common, trie: this.trieCopy() as never })
+    const sm = this.stateOver(undefined)
     await sm.setStateRoot(stateRoot)
     return new StateView(sm)
+  }
+
+  /** A state over the live trie's nodes; on a fork, one that reads through to the upstream too. */
+  private stateOver(caches: Caches | undefined): MerkleStateManager {
+    const opts = { common: this.common, trie: this.trieCopy() as never, caches }
+    return this.forked ? new ForkStateManager(opts, this.state.link, false) : new MerkleStateManager(opts)
   }
 
   /** The live trie over the same node store, without its checkpoints (ethereumjs' protected `_trie`). */
