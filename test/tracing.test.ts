@@ -97,7 +97,10 @@ describe('debug_trace* beside anvil (same transactions, same run)', () => {
   }
 
   beforeAll(async () => {
-    ;[node, anvil] = await Promise.all([startTestNode({ profile: 'ethereum', blockTime: 300, preconfInterval: 50 }), startAnvil()])
+    ;[node, anvil] = await Promise.all([
+      startTestNode({ profile: 'ethereum', blockTime: 300, preconfInterval: 50 }),
+      startAnvil(),
+    ])
     await both('root', () => ({ data: traceRootBytecode, value: 10n }))
     root = receipts.root.contractAddress
     await both('everything', (to) => ({

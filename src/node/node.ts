@@ -17,6 +17,8 @@ import { callEnv, callGasCap, hasFee, refusalError, runReverted, throwFailure } 
 import { estimateGas } from './execution/estimate.js'
 import { checkSimulateInput, type SimulatedBlock, type SimulateInput, simulate } from './execution/simulate/index.js'
 import { type FeeHistory, feeHistory, SUGGESTED_TIP } from './fees.js'
+import { Fork } from './fork/fork.js'
+import { forkDefaults } from './fork/genesis.js'
 import { l1FeesOf, writeGenesis } from './genesis/genesis.js'
 import { PreconfHints } from './hints.js'
 import { OpStack } from './opstack/opstack.js'
@@ -43,6 +45,12 @@ import type {
 } from './types.js'
 
 export type { FeeHistory }
+
+/** Where a fork's notices go while connecting (nowhere when silent). */
+export function forkLog(input: NodeOptions): (line: string) => void {
+  if (input.silent ?? true) return () => {}
+  return input.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
+}
 
 const toHex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
 
@@ -78,13 +86,15 @@ export class DevNode {
     this.persistence = new Persistence(ctx)
     this.dev = new DevControl(ctx, this.persistence, this.admission)
     // BLOCKHASH: sealed blocks only, within the opcode's 256-block window (checked by the EVM).
-    ctx.engine.blockHashes.lookup = (n) => this.chain.blocks[Number(n)]?.hash
+    ctx.engine.blockHashes.lookup = (n) => this.chain.byNumber(n)?.hash
     this.pruner = this.startPruning()
     this.debug = new Debugger(ctx, (block) => this.blockHash(block))
   }
 
-  static async create(input: NodeOptions = {}): Promise<DevNode> {
-    const options = resolveOptions(input)
+  /** A node; with `fork` (startNode connects first, to know the chain id), that fork's. */
+  static async create(input: NodeOptions = {}, connected?: Fork): Promise<DevNode> {
+    const fork = connected ?? (input.fork ? await Fork.connect(input.fork, input.dataDir ?? '', forkLog(input)) : undefined)
+    const options = resolveOptions(fork ? forkDefaults(input, fork) : input)
     const engine = await Engine.create(options)
     const accounts = deriveAccounts(options.mnemonic, options.accounts)
     const chain = new Chain()
@@ -93,7 +103,7 @@ export class DevNode {
       balance: options.balance,
     }))
     const profile = getProfile(options.profile)
-    await writeGenesis(engine, chain, options, alloc, profile.opStack)
+    await writeGenesis(engine, chain, options, alloc, profile.opStack, fork)
     const logError = options.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
     const log = options.silent ? () => {} : logError
     // Solidity console.log in transactions and calls, printed as anvil and Hardhat do.
@@ -119,6 +129,7 @@ export class DevNode {
       clock: new DevClock(),
       hints: new PreconfHints(chain, log),
       cheats: new Cheats(),
+      fork,
       log,
       logError,
     }
@@ -152,9 +163,15 @@ export class DevNode {
     await this.pruner?.idle()
     try {
       await this.persistence.close() // the state file's final write
+      await this.ctx.fork?.close() // what was read from the fork's upstream, to its cache
     } finally {
       this.events.removeAllListeners()
     }
+  }
+
+  /** The fork this node runs on (--fork-url), if any. */
+  get fork(): Fork | undefined {
+    return this.ctx.fork
   }
 
   // --- blocks -------------------------------------------------------------------------------
