@@ -499,8 +499,11 @@ describe('dev methods: dropping, reset, dump and load', () => {
     await waitForReceipt(node, hash)
     await test.mine({ blocks: 1 })
     expect(await blockNumber(node)).toBe(1n)
-    const forking = await node.rpc('anvil_reset', [{ forking: { jsonRpcUrl: 'http://example.invalid' } }])
-    expect(forking.error.message).toMatch(/forking is not supported/)
+    // A fork that cannot be reached changes nothing (test/fork.test.ts forks a real one).
+    const forking = await node.rpc('anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:1/' } }])
+    expect(forking.error).toMatchObject({ code: -32000 })
+    expect(forking.error.message).toMatch(/fork: cannot read the chain id from http:\/\/127\.0\.0\.1:1\//)
+    expect(await blockNumber(node)).toBe(1n)
   })
 })
 

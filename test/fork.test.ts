@@ -190,4 +190,23 @@ describe('fork mode', () => {
     expect(stats.bytesRead).toBeGreaterThan(0)
     await until(async () => (await fork.rpc('eth_blockNumber', [])).result !== undefined)
   })
+
+  it('forks another block in place with anvil_reset, and goes back to it with a plain anvil_reset', async () => {
+    const k = up.blocks.counterDeployed // count() is 7 there, the token not deployed yet
+    const hex = `0x${k.toString(16)}`
+    const reset = await fork.rpc('hardhat_reset', [{ forking: { jsonRpcUrl: proxy.url, blockNumber: hex } }])
+    expect(reset.error).toBeUndefined()
+    expect(BigInt((await count(fork, up.counter)).result)).toBe(7n)
+    expect((await fork.rpc('eth_getCode', [up.token, 'pending'])).result).toBe('0x')
+    expect((await fork.rpc('eth_getBlockByNumber', [hex, false])).result.hash).toBe(
+      (await up.node.rpc('eth_getBlockByNumber', [hex, false])).result.hash,
+    )
+    expect((await fork.rpc('pcnode_forkStats', [])).result.forkBlockNumber).toBe(hex)
+    await until(async () => BigInt((await fork.rpc('eth_blockNumber', [])).result) > k, 5000, 'a block on the new fork')
+    await fork.rpc('anvil_setStorageAt', [up.counter, zeroHash, `0x${'0'.repeat(62)}63`])
+    expect(BigInt((await count(fork, up.counter)).result)).toBe(99n)
+    expect((await fork.rpc('anvil_reset', [])).error).toBeUndefined()
+    expect(BigInt((await count(fork, up.counter)).result)).toBe(7n)
+    expect(BigInt((await fork.rpc('eth_getBalance', [fork.accounts[0].address, 'latest'])).result)).toBe(parseEther('10000'))
+  })
 })

@@ -18,7 +18,7 @@ import { estimateGas } from './execution/estimate.js'
 import { checkSimulateInput, type SimulatedBlock, type SimulateInput, simulate } from './execution/simulate/index.js'
 import { type FeeHistory, feeHistory, SUGGESTED_TIP } from './fees.js'
 import { Fork } from './fork/fork.js'
-import { forkDefaults } from './fork/genesis.js'
+import { type Alloc, forkDefaults } from './fork/genesis.js'
 import { l1FeesOf, writeGenesis } from './genesis/genesis.js'
 import { PreconfHints } from './hints.js'
 import { OpStack } from './opstack/opstack.js'
@@ -74,6 +74,7 @@ export class DevNode {
   private constructor(
     ctx: NodeContext,
     readonly accounts: DevAccount[],
+    alloc: Alloc,
   ) {
     this.ctx = ctx
     ;({ events: this.events, chain: this.chain, pool: this.pool, engine: this.engine, options: this.options } = ctx)
@@ -84,7 +85,7 @@ export class DevNode {
       pendingBaseFee: () => this.pendingBaseFee(),
     })
     this.persistence = new Persistence(ctx)
-    this.dev = new DevControl(ctx, this.persistence, this.admission)
+    this.dev = new DevControl(ctx, this.persistence, this.admission, alloc)
     // BLOCKHASH: sealed blocks only, within the opcode's 256-block window (checked by the EVM).
     ctx.engine.blockHashes.lookup = (n) => this.chain.byNumber(n)?.hash
     this.pruner = this.startPruning()
@@ -133,7 +134,7 @@ export class DevNode {
       log,
       logError,
     }
-    const node = new DevNode(ctx, accounts)
+    const node = new DevNode(ctx, accounts, alloc)
     await node.persistence.init() // loads the state file (--state) before the first block opens
     await engine.queue.run(() => node.dev.snapshots.markInitial())
     if (options.mining) await sequencer.start()
