@@ -122,6 +122,21 @@ describe('fork mode', () => {
     expect(await balanceOf(up.node, up.token, me, 'latest')).toBe(0n)
   })
 
+  it('keeps a slot a transaction zeroed at zero, and evm_revert brings the value back', async () => {
+    const me = fork.accounts[3].address as Address
+    const snapshot = (await fork.rpc('evm_snapshot', [])).result
+    const all = await balanceOf(fork, up.token, up.whale)
+    const sent = await fork.rpc('eth_sendTransaction', [
+      { from: up.whale, to: up.token, data: encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [me, all] }) },
+    ])
+    await waitForSealed(fork, sent.result)
+    expect(await balanceOf(fork, up.token, up.whale, 'latest')).toBe(0n)
+    expect(await balanceOf(fork, up.token, me, 'latest')).toBe(all)
+    expect((await fork.rpc('evm_revert', [snapshot])).result).toBe(true)
+    expect(await balanceOf(fork, up.token, up.whale)).toBe(all)
+    expect(await balanceOf(fork, up.token, me)).toBe(0n)
+  })
+
   it('serves history at and before the fork block from the upstream, deposits as served', async () => {
     const n = `0x${up.blocks.counterDeployed.toString(16)}`
     const mine = (await fork.rpc('eth_getBlockByNumber', [n, true])).result

@@ -1,7 +1,7 @@
 // Node configuration: every CLI flag of `pcnode start` is one of these, with the same default.
 
 import { readFileSync } from 'node:fs'
-import type { ForkOptions } from './fork/fork.js'
+import type { ForkOptions } from './fork/options.js'
 import { BASE_L1_FEES } from './opstack/params.js'
 import { getProfile } from './profile.js'
 

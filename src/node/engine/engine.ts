@@ -21,7 +21,7 @@ import { SerialQueue } from './queue.js'
 import { DEPOSIT_TX_TYPE } from './receipts.js'
 import { selfCheck } from './selfcheck.js'
 import { NodeStore } from './state.js'
-import { type AccountDump, dumpAccounts, writeAccounts } from './state-io.js'
+import { type AccountDump, dumpAccounts, type ForkDump, writeAccounts } from './state-io.js'
 import { applySystemWrites, installSystemContracts } from './system.js'
 import { orderedTrieRoot } from './trie.js'
 import {
@@ -338,11 +338,25 @@ export class Engine {
     return { createdAddress: result.createdAddress?.bytes, error: result.execResult.exceptionError?.error }
   }
 
+  /** Every account of the state at `root`; on a fork, the local changes (deletions and zeroed slots included). */
   dumpAccounts(root: Uint8Array): Promise<AccountDump[]> {
-    return dumpAccounts(this.state, this.nodes, root, this.keccak)
+    return dumpAccounts(this.state, this.nodes, root, this.keccak, this.forkDump())
   }
 
   writeAccounts(accounts: AccountDump[]): Promise<Uint8Array> {
-    return writeAccounts(this.state, accounts, this.keccak)
+    return writeAccounts(this.state, accounts, this.keccak, this.forkDump())
+  }
+
+  private forkDump(): ForkDump | undefined {
+    const link = this.state.link
+    if (!link.source) return undefined
+    return {
+      isTombstone: (account) => link.isTombstone(account),
+      tombstone: () => link.tombstone(),
+      code: async (address, codeHash) => {
+        const remote = await link.account(address)
+        return remote && Buffer.compare(remote.codeHash, codeHash) === 0 ? remote.code : undefined
+      },
+    }
   }
 }

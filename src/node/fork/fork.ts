@@ -11,26 +11,9 @@ import type { BlockRecord } from '../types.js'
 import { cacheRoot, ForkCache, newestCachedBlock } from './disk-cache.js'
 import { forkBlockRecord } from './header.js'
 import { ForkHistory } from './history.js'
+import type { ForkOptions } from './options.js'
 import { type ForkPoint, ForkState } from './state-source.js'
-import { Upstream, type UpstreamOptions } from './upstream.js'
-
-export interface ForkOptions {
-  /** The upstream's JSON-RPC URL; more than one share the load and take over from one that fails. */
-  url: string | string[]
-  /** The fork block: a number, or negative for the upstream's latest minus that many. Default: its latest. */
-  blockNumber?: bigint | number
-  /**
-   * The upstream's chain id, so it need not be asked (anvil's --fork-chain-id): with the fork
-   * block cached (and `blockNumber`, or the newest cached block) the node starts with no upstream.
-   */
-  chainId?: number
-  /** Keep what is read from the upstream on disk between runs (default true; --no-fork-cache). */
-  cache?: boolean
-  /** The cache's folder; default `<dataDir>/fork-cache`, or the per-user cache folder without a data dir. */
-  cacheDir?: string
-  /** The upstream client's limits (requests in flight, retries, backoff, timeout). */
-  upstream?: UpstreamOptions
-}
+import { Upstream } from './upstream.js'
 
 /** What pcnode_forkStats answers and the node prints on exit. */
 export interface ForkStats {

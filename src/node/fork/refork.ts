@@ -5,8 +5,9 @@
 import { replacePool } from '../chain/snapshots.js'
 import type { NodeContext } from '../context.js'
 import { NodeError } from '../errors.js'
-import { Fork, type ForkOptions } from './fork.js'
+import { Fork } from './fork.js'
 import { type Alloc, forkStart } from './genesis.js'
+import type { ForkOptions } from './options.js'
 
 /** Connects the fork `options` name, outside the queue (it may take a while); throws, changing nothing, if it cannot. */
 export async function connectRefork(ctx: NodeContext, options: { url?: string; blockNumber?: bigint }): Promise<Fork> {

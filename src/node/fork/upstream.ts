@@ -6,22 +6,8 @@
 import { HttpRequestError, RpcRequestError, TimeoutError, withRetry } from 'viem'
 import { getHttpRpcClient, type HttpRpcClient } from 'viem/utils'
 import { UpstreamError, UpstreamRpcError } from '../errors.js'
+import type { UpstreamOptions } from './options.js'
 import { redactUrl } from './redact.js'
-
-export interface UpstreamOptions {
-  /** Requests in flight at once, over all URLs (Hardhat's MAX_PARALLEL_REQUESTS is 20). */
-  concurrency?: number
-  /** Retries of a rate-limited request (anvil's --retries is 5; rate limits deserve patience). */
-  rateLimitRetries?: number
-  /** Retries on one URL of a request that failed in transport (connection refused, 5xx). */
-  transportRetries?: number
-  /** First backoff in ms, doubled each retry (anvil's --fork-retry-backoff is 1000; viem's 150). */
-  backoffMs?: number
-  /** Longest backoff (and longest Retry-After honoured), ms. */
-  maxBackoffMs?: number
-  /** Per attempt (anvil's --timeout is 45 s). */
-  timeoutMs?: number
-}
 
 /** What the upstream was asked, for pcnode_forkStats and the exit line. */
 export interface UpstreamStats {
