@@ -111,14 +111,13 @@ export class ForkCache {
     )
     this.blockHashes = new Map(Object.entries(doc.blockHashes ?? {}))
     this.history = new Map(Object.entries(doc.history ?? {}))
-  }
-
-  /** Entries held (for the banner and stats). */
-  get size(): { accounts: number; slots: number } {
     let slots = 0
     for (const m of this.storage.values()) slots += m.size
-    return { accounts: this.accounts.size, slots }
+    this.loaded = { accounts: this.accounts.size, slots }
   }
+
+  /** What the file held when loaded (the banner shows it). */
+  loaded = { accounts: 0, slots: 0 }
 
   account(address: string): CachedAccount | null | undefined {
     return this.accounts.get(address)
