@@ -10,7 +10,7 @@ import { tokenAbi } from './fixtures/token.js'
 import { type RpcProxy, startAnvil, startProxy, startUpstream, type Upstream } from './fork-helpers.js'
 import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
 
-const STATE = ['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode', 'eth_getStorageAt']
+const STATE = ['eth_getAccountInfo', 'eth_getBalance', 'eth_getTransactionCount', 'eth_getCode', 'eth_getStorageAt']
 
 /** Reads, calls, history and a sealed local transaction: what each start below repeats. */
 async function workload(node: TestNode, up: Upstream): Promise<unknown[]> {
@@ -153,6 +153,9 @@ describe('fork mode: several upstream URLs', () => {
   beforeAll(async () => {
     up = await startUpstream()
     ;[a, b] = await Promise.all([startProxy(up.node.rpcUrl), startProxy(up.node.rpcUrl)])
+    // Upstreams without eth_getAccountInfo (geth's): accounts read as balance, nonce and code.
+    a.refuse(['eth_getAccountInfo'])
+    b.refuse(['eth_getAccountInfo'])
     node = await startTestNode({ fork: { url: [a.url, b.url], cache: false } })
   })
   afterAll(async () => {
@@ -164,11 +167,13 @@ describe('fork mode: several upstream URLs', () => {
   it('share the load, and one takes over when the other dies', async () => {
     expect(a.count(STATE)).toBeGreaterThan(0)
     expect(b.count(STATE)).toBeGreaterThan(0)
+    // Asked once (the first account read), then never again.
+    expect(a.count(['eth_getAccountInfo']) + b.count(['eth_getAccountInfo'])).toBe(1)
     a.kill()
     b.reset()
     const balance = (await node.rpc('eth_getBalance', [up.whale, 'latest'])).result
     expect(BigInt(balance)).toBe(parseEther('5'))
-    expect(b.count(['eth_getBalance'], up.whale)).toBe(1)
+    expect(b.count(['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode'], up.whale)).toBe(3)
     expect((await node.rpc('pcnode_forkStats', [])).result.failures).toBe(0)
   })
 })

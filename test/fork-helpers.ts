@@ -22,13 +22,15 @@ export interface RpcProxy {
   reset(): void
   /** Answer HTTP 429 (Retry-After: 0) to the next `n` requests. */
   failNext(n: number): void
+  /** Answer these methods "method not found" (-32601), as a geth upstream answers eth_getAccountInfo. */
+  refuse(methods: string[]): void
   /** Close every connection at once and refuse new ones (an upstream that died). */
   kill(): void
   revive(): void
   close(): Promise<void>
 }
 
-const STATE = ['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode', 'eth_getStorageAt']
+const STATE = ['eth_getAccountInfo', 'eth_getBalance', 'eth_getTransactionCount', 'eth_getCode', 'eth_getStorageAt']
 
 async function body(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = []
@@ -41,6 +43,7 @@ export async function startProxy(target: string, options: { latencyMs?: number }
   const calls: Array<{ method: string; params: unknown[] }> = []
   let failing = 0
   let dead = false
+  let refused: string[] = []
   const server: Server = createServer(async (req, res) => {
     if (dead) {
       req.socket.destroy()
@@ -62,6 +65,12 @@ export async function startProxy(target: string, options: { latencyMs?: number }
       if (!method) continue
       counts[method] = (counts[method] ?? 0) + 1
       calls.push({ method, params: params ?? [] })
+    }
+    const single = parsed as { id?: unknown; method?: string }
+    if (single?.method && refused.includes(single.method)) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: single.id, error: { code: -32601, message: 'the method does not exist' } }))
+      return
     }
     if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs))
     try {
@@ -90,6 +99,9 @@ export async function startProxy(target: string, options: { latencyMs?: number }
     },
     failNext: (n) => {
       failing = n
+    },
+    refuse: (methods) => {
+      refused = methods
     },
     kill: () => {
       dead = true

@@ -59,8 +59,8 @@ describe('fork mode', () => {
     proxy.reset()
     const first = await count(fork, up.counter)
     expect(BigInt(first.result)).toBe(12n)
-    // Its account (balance, nonce and code in parallel) and the one slot count() reads.
-    expect(proxy.count(['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode'], up.counter)).toBe(3)
+    // Its account (balance, nonce and code in one eth_getAccountInfo) and the one slot count() reads.
+    expect(proxy.count(['eth_getAccountInfo'], up.counter)).toBe(1)
     expect(proxy.count(['eth_getStorageAt'], up.counter)).toBe(1)
     const pinned = proxy.calls.find((c) => c.method === 'eth_getStorageAt')
     expect(pinned?.params[2]).toEqual({
@@ -187,7 +187,7 @@ describe('fork mode', () => {
     const failed = await fork.rpc('eth_getBalance', [gone, 'latest'])
     expect(failed.error.code).toBe(-32000)
     expect(failed.error.message).toContain(`upstream ${proxy.url}`)
-    expect(failed.error.message).toMatch(/eth_get(Balance|TransactionCount|Code)\(0x0+c0c00\) at block \d+ failed/)
+    expect(failed.error.message).toMatch(/eth_getAccountInfo\(0x0+c0c00\) at block \d+ failed/)
     // Everything already read, and local, still works.
     const sent = await fork.wallet(2).sendTransaction({ to: fork.accounts[1].address as Address, value: 1n, chain: fork.chain })
     expect((await waitForReceipt(fork, sent)).status).toBe('success')

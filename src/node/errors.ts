@@ -59,7 +59,15 @@ export class RevertError extends NodeError {
  * A fork's upstream could not answer (down, timing out, rate-limiting past every retry): -32000,
  * the message naming the upstream (key redacted) and the reason. The node keeps serving the rest.
  */
-export class UpstreamError extends NodeError {}
+export class UpstreamError extends NodeError {
+  constructor(
+    message: string,
+    /** The upstream answered, refusing (a JSON-RPC error), rather than could not be reached. */
+    readonly refused = false,
+  ) {
+    super(message)
+  }
+}
 
 /**
  * A fork's upstream answered with a JSON-RPC error: passed on as it came (a call at a block

@@ -2,8 +2,10 @@
 // slots and block hashes at the fork block, each asked of the upstream once. Reads are pinned to
 // the fork block by hash (EIP-1898), falling back to its number where the upstream refuses hashes
 // (anvil's --fork-state-by-number); never through eth_getProof, which most nodes serve only near
-// the head. An account's balance, nonce and code are asked in parallel (as anvil and EDR do);
-// concurrent reads of one key share one request; answers go into the fork's cache (disk-cache.ts).
+// the head. An account is one eth_getAccountInfo where the upstream serves it (reth, Base's nodes,
+// anvil: balance, nonce and code in one answer), else balance, nonce and code asked in parallel,
+// as foundry-fork-db does both; concurrent reads of one key share one request; answers go into
+// the fork's cache (disk-cache.ts).
 import type { Hex } from '../../shared/hex.js'
 import { toData, toQuantity } from '../../shared/hex.js'
 import { hexKey } from '../bytes.js'
@@ -11,6 +13,9 @@ import type { ForkSource, RemoteAccount } from '../engine/index.js'
 import { UpstreamError, UpstreamRpcError } from '../errors.js'
 import type { ForkCache } from './disk-cache.js'
 import type { Upstream } from './upstream.js'
+
+/** JSON-RPC's "method not found". */
+const METHOD_NOT_FOUND = -32601
 
 export interface ForkPoint {
   number: bigint
@@ -25,6 +30,9 @@ export class ForkState implements ForkSource {
   private readonly inflight = new Map<string, Promise<unknown>>()
   /** The upstream refused state reads by block hash: read by number from then on. */
   private byNumber = false
+  /** Whether the upstream serves eth_getAccountInfo (undefined until the first account read says). */
+  private accountInfo: boolean | undefined
+  private probing: Promise<unknown> | undefined
 
   constructor(
     private readonly upstream: Upstream,
@@ -41,17 +49,38 @@ export class ForkState implements ForkSource {
       return cached ? { nonce: BigInt(cached.nonce), balance: BigInt(cached.balance), code: fromHex(cached.code) } : undefined
     }
     return this.once(`a${key}`, async () => {
-      const addr = toData(address)
-      const [balance, nonce, code] = await Promise.all([
-        this.read<Hex>('eth_getBalance', [addr]),
-        this.read<Hex>('eth_getTransactionCount', [addr]),
-        this.read<Hex>('eth_getCode', [addr]),
-      ])
+      const { nonce, balance, code } = await this.fetchAccount(toData(address))
       const account = { nonce: BigInt(nonce), balance: BigInt(balance), code: fromHex(code ?? '0x') }
       const empty = account.nonce === 0n && account.balance === 0n && account.code.length === 0
       this.cache.putAccount(key, empty ? null : { nonce, balance, code: code ?? '0x' })
       return empty ? undefined : account
     })
+  }
+
+  /** One eth_getAccountInfo, or the three reads where the upstream does not serve it (the first read finds out). */
+  private async fetchAccount(address: Hex): Promise<{ nonce: Hex; balance: Hex; code: Hex }> {
+    if (this.accountInfo === undefined && this.probing) await this.probing.catch(() => {})
+    if (this.accountInfo !== false) {
+      const attempt = this.read<{ nonce: Hex; balance: Hex; code: Hex }>('eth_getAccountInfo', [address])
+      if (this.accountInfo === undefined) this.probing = attempt
+      try {
+        const info = await attempt
+        this.accountInfo = true
+        return info
+      } catch (error) {
+        // Refused (not served, or not by this endpoint of a load balancer): the three reads from now on.
+        if (!(error instanceof UpstreamError && error.refused)) throw error
+        this.accountInfo = false
+      } finally {
+        this.probing = undefined
+      }
+    }
+    const [balance, nonce, code] = await Promise.all([
+      this.read<Hex>('eth_getBalance', [address]),
+      this.read<Hex>('eth_getTransactionCount', [address]),
+      this.read<Hex>('eth_getCode', [address]),
+    ])
+    return { balance, nonce, code }
   }
 
   async storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
@@ -105,7 +134,7 @@ export class ForkState implements ForkSource {
       try {
         return await this.upstream.request<T>(method, [...params, { blockHash: this.at.hash }], what)
       } catch (error) {
-        if (!(error instanceof UpstreamRpcError)) throw error
+        if (!(error instanceof UpstreamRpcError) || error.code === METHOD_NOT_FOUND) throw this.failed(method, params, error)
         // Refused by hash (an EIP-1898 object some nodes do not take): by number, if that works.
         const answer = await this.upstream
           .request<T>(method, [...params, toQuantity(this.at.number)], what)
@@ -125,9 +154,11 @@ export class ForkState implements ForkSource {
     }
   }
 
-  private failed(method: string, params: unknown[], error: UpstreamRpcError): UpstreamError {
+  private failed(method: string, params: unknown[], error: unknown): unknown {
+    if (!(error instanceof UpstreamRpcError)) return error
     return new UpstreamError(
       `fork: ${method}(${params.join(', ')}) at block ${this.at.number} failed on upstream ${this.upstream.names.join(', ')}: ${error.message} (code ${error.code}; the upstream must serve the fork block's state: an archive node for an old block)`,
+      true,
     )
   }
 }

@@ -33,6 +33,7 @@ const CONTENT = {
 
 /** Methods reading state at a block: before the fork block, the upstream's (at it and after, local). */
 const STATE = {
+  eth_getAccountInfo: 1,
   eth_getBalance: 1,
   eth_getTransactionCount: 1,
   eth_getCode: 1,
