@@ -18,7 +18,7 @@ import { estimateGas } from './execution/estimate.js'
 import { checkSimulateInput, type SimulatedBlock, type SimulateInput, simulate } from './execution/simulate/index.js'
 import { type FeeHistory, feeHistory, SUGGESTED_TIP } from './fees.js'
 import { Fork } from './fork/fork.js'
-import { type Alloc, forkDefaults } from './fork/genesis.js'
+import { type Alloc, forkDefaults, forkLog } from './fork/genesis.js'
 import { l1FeesOf, writeGenesis } from './genesis/genesis.js'
 import { PreconfHints } from './hints.js'
 import { OpStack } from './opstack/opstack.js'
@@ -45,12 +45,6 @@ import type {
 } from './types.js'
 
 export type { FeeHistory }
-
-/** Where a fork's notices go while connecting (nowhere when silent). */
-export function forkLog(input: NodeOptions): (line: string) => void {
-  if (input.silent ?? true) return () => {}
-  return input.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
-}
 
 const toHex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
 

@@ -22,7 +22,7 @@ import { DEPOSIT_TX_TYPE } from './receipts.js'
 import { selfCheck } from './selfcheck.js'
 import { NodeStore } from './state.js'
 import { type AccountDump, dumpAccounts, type ForkDump, writeAccounts } from './state-io.js'
-import { applySystemWrites, installSystemContracts } from './system.js'
+import { applySystemWrites, BEACON_ROOTS_ADDRESS, HISTORY_ADDRESS, installSystemContracts } from './system.js'
 import { orderedTrieRoot } from './trie.js'
 import {
   buildTransaction,
@@ -58,6 +58,8 @@ export class BlockHashes implements EVMMockBlockchainInterface {
     return this
   }
 }
+
+const SYSTEM_ADDRESSES = [HISTORY_ADDRESS, BEACON_ROOTS_ADDRESS]
 
 /** How many read-only views of older states stay cached (latest and the blocks just before it). */
 const CACHED_VIEWS = 8
@@ -241,6 +243,11 @@ export class Engine {
   /** The block's EIP-4788 / EIP-2935 system writes, where its hardfork has them. */
   applySystemWrites(view: StateView, header: HeaderFields): Promise<void> {
     return applySystemWrites(view.sm, this.common, header)
+  }
+
+  /** A fork's start: the system contracts' accounts and code read in parallel (each block writes to them). */
+  async prefetchSystemContracts(view: StateView): Promise<void> {
+    await Promise.all(SYSTEM_ADDRESSES.map((address) => view.code(address.bytes)))
   }
 
   /** Genesis: the system contracts' code (EIP-2935, EIP-4788). */

@@ -12,6 +12,12 @@ import type { Fork } from './fork.js'
 /** The dev accounts and what each is funded with. */
 export type Alloc = Array<{ address: Uint8Array; balance: bigint }>
 
+/** Where a fork's notices go while connecting (nowhere when silent, the library's default). */
+export function forkLog(input: NodeOptions): (line: string) => void {
+  if (input.silent ?? true) return () => {}
+  return input.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
+}
+
 /** The options a fork changes: the chain id and profile default to the upstream's. */
 export function forkDefaults(input: NodeOptions, fork: Fork): NodeOptions {
   return {
@@ -37,8 +43,9 @@ export async function forkStart(engine: Engine, fork: Fork, alloc: Alloc): Promi
   engine.attachFork(fork.state)
   const { live } = engine
   await live.setRoot(EMPTY_TRIE_ROOT)
-  // Read together (three upstream requests each, in parallel), then funded one by one.
-  await Promise.all(alloc.map(({ address }) => live.account(address)))
+  // Read together (in parallel), then funded one by one; the system contracts every block writes
+  // to are read meanwhile, so the first block does not wait for them one by one.
+  await Promise.all([...alloc.map(({ address }) => live.account(address)), engine.prefetchSystemContracts(live)])
   await live.checkpoint()
   for (const { address, balance } of alloc) await live.putAccount(address, { balance })
   await live.commit()
