@@ -122,6 +122,26 @@ describe('fork mode', () => {
     expect(await balanceOf(up.node, up.token, me, 'latest')).toBe(0n)
   })
 
+  it('pre-confirms transactions on the fork before their block is sealed', async () => {
+    const wallet = fork.wallet(4)
+    const raw = await wallet.signTransaction(
+      await wallet.prepareTransactionRequest({
+        to: up.counter,
+        data: encodeFunctionData({ abi: counterAbi, functionName: 'increase', args: [1n] }),
+      }),
+    )
+    const { result: receipt, error } = await fork.rpc('eth_sendRawTransactionSync', [raw])
+    expect(error).toBeUndefined()
+    expect(receipt.status).toBe('0x1')
+    expect(receipt.blockHash).toBe(zeroHash) // pre-confirmed: its block is still open
+    expect(BigInt(receipt.blockNumber)).toBeGreaterThan(forkBlock)
+    expect(BigInt((await count(fork, up.counter, 'pending')).result)).toBe(13n)
+    const sealed = await waitForSealed(fork, receipt.transactionHash)
+    expect(sealed.blockHash).not.toBe(zeroHash)
+    // Put back for the tests after this one.
+    await fork.rpc('anvil_setStorageAt', [up.counter, zeroHash, `0x${'0'.repeat(63)}c`])
+  })
+
   it('keeps a slot a transaction zeroed at zero, and evm_revert brings the value back', async () => {
     const me = fork.accounts[3].address as Address
     const snapshot = (await fork.rpc('evm_snapshot', [])).result
