@@ -63,7 +63,7 @@ describe('pcnode start --fork-url', () => {
       const exited = new Promise<number | null>((done) => child.once('exit', done))
       child.kill('SIGTERM')
       expect(await exited).toBe(0)
-      expect(out).toMatch(/fork: \d+ upstream requests \(.*eth_getBalance \d+.*\), \d+ cache hits, [\d.]+ KiB read/)
+      expect(out).toMatch(/fork: \d+ upstream requests \(.*eth_getAccountInfo \d+.*\), \d+ cache hits, [\d.]+ KiB read/)
     } finally {
       child.kill('SIGKILL')
       await upstream.stop()
