@@ -6,6 +6,7 @@
 import type { Hex } from '../../shared/hex.js'
 import { toQuantity } from '../../shared/hex.js'
 import { hexKey } from '../bytes.js'
+import { UpstreamError } from '../errors.js'
 import { PREDEPLOYS } from '../opstack/params.js'
 import type { BlockRecord } from '../types.js'
 import { cacheRoot, ForkCache, newestCachedBlock } from './disk-cache.js'
@@ -41,19 +42,24 @@ export class Fork {
   static async connect(options: ForkOptions, dataDir: string, log: (line: string) => void): Promise<Fork> {
     const urls = typeof options.url === 'string' ? [options.url] : options.url
     const upstream = new Upstream(urls, options.upstream)
+    // Transport failures already name the upstream and the request; the upstream's own errors do not.
     const named = (what: string, error: unknown) =>
-      new Error(`fork: ${what} from ${upstream.names.join(', ')}: ${(error as Error).message}`)
+      new Error(
+        error instanceof UpstreamError
+          ? `${error.message} (${what})`
+          : `fork: ${what} from ${upstream.names.join(', ')}: ${(error as Error).message}`,
+      )
     const chainId =
       options.chainId ??
       Number(
         await upstream.request<Hex>('eth_chainId', []).catch((error) => {
-          throw named('cannot read the chain id', error)
+          throw named('reading the chain id', error)
         }),
       )
     if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new Error(`fork: invalid chain id ${chainId}`)
     const root = options.cache === false ? undefined : (options.cacheDir ?? cacheRoot(dataDir))
     const number = await forkNumber(options, upstream, root, chainId, urls[0]).catch((error) => {
-      throw named('cannot read the latest block number', error)
+      throw named('reading the latest block number', error)
     })
     const cache = ForkCache.at(root, chainId, number, urls[0], upstream.names[0])
     let block = cache.block
@@ -61,7 +67,7 @@ export class Fork {
       block = await upstream
         .request<Record<string, unknown> | null>('eth_getBlockByNumber', [toQuantity(number), false])
         .catch((error) => {
-          throw named(`cannot read block ${number}`, error)
+          throw named(`reading the fork block ${number}`, error)
         })
       if (!block) throw new Error(`fork: ${upstream.names[0]} has no block ${number} (is it beyond its head?)`)
       cache.putBlock(block)

@@ -52,9 +52,10 @@ function reason(error: unknown): string {
   if (error instanceof TimeoutError) return 'timed out'
   if (error instanceof HttpRequestError || error instanceof RpcRequestError) {
     if (error.status) return `HTTP ${error.status}${error.status === 429 ? ' (rate limited)' : ''}`
-    const cause = (error.cause as { cause?: { code?: string }; message?: string } | undefined) ?? undefined
-    const code = cause?.cause?.code
-    return code ? `${cause?.message ?? 'fetch failed'} (${code})` : (cause?.message ?? error.shortMessage)
+    // fetch's TypeError, and under it the system's reason (ECONNREFUSED, a socket closed…).
+    const cause = error.cause as { cause?: { code?: string; message?: string }; message?: string } | undefined
+    const detail = cause?.cause?.code ?? cause?.cause?.message
+    return detail ? `${cause?.message ?? 'fetch failed'} (${detail})` : (cause?.message ?? error.shortMessage)
   }
   if (error instanceof UpstreamRpcError) return error.message
   return (error as Error).message
