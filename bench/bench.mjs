@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: pcnode and anvil side by side on this machine, in one run, as ratios.
 //
-//   node bench/bench.mjs [--quick] [--only boot,latency,throughput,burst,estimate,simulate]
+//   node bench/bench.mjs [--quick] [--only boot,latency,throughput,burst,estimate,simulate,trace,memory,scale]
 //                        [--json out.json] [--anvil PATH] [--pcnode-node-args "--cpu-prof ..."]
 //                        [--no-anvil] [--burst-bound-s S] [--help]
 //
@@ -28,6 +28,8 @@
 //   trace       debug_traceTransaction of one ~200k-gas, ~54k-step transaction (the looping
 //               deployment below): callTracer and the struct logger (anvil with --steps-tracing),
 //               medians of 20
+//   scale       bench/scale.mjs: 100,000 accounts, 1,000,000 storage slots, 100,000 empty blocks
+//               (10x fewer with --quick), each phase bounded: times, RSS, read and call p50s
 //   memory      an idle node sealing an empty block every 20 ms for 60 s (after 10 s): RSS growth
 //               per block, also with a 256-block --state-history so pruning shows within the run
 //   fork        `pcnode start --fork-url` beside `anvil --fork-url`, both forking one local anvil
@@ -48,6 +50,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { encodeAbiParameters, encodeFunctionData, keccak256, parseAbi, toHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import { SCALE_FULL, SCALE_QUICK, scaleReport, scaleRun } from './scale.mjs'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const PCNODE_BIN = join(ROOT, 'bin', 'pcnode.js')
@@ -58,7 +61,7 @@ const GWEI = 1_000_000_000n
 // Generous fee cap: base fees rise under the burst (anvil's 30M-gas blocks fill up), 1 gwei tip.
 const MAX_FEE = 100n * GWEI
 const TIP = 1n * GWEI
-const SCENARIOS = ['boot', 'latency', 'throughput', 'burst', 'estimate', 'simulate', 'trace', 'memory', 'fork']
+const SCENARIOS = ['boot', 'latency', 'throughput', 'burst', 'estimate', 'simulate', 'trace', 'memory', 'scale', 'fork']
 
 // Hand-assembled contracts (no compiler needed).
 // VIEW_RUNTIME: returns storage slot 0 (any calldata): PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
@@ -996,6 +999,28 @@ async function seqLatency(count, warmup, deadline, fn, check) {
   }
 }
 
+/** bench/scale.mjs: accounts, storage and blocks that grow, pcnode beside anvil. */
+async function scenarioScale(opts) {
+  const P = opts.quick ? SCALE_QUICK : SCALE_FULL
+  const out = {}
+  for (const name of ['pcnode(200ms)', 'anvil(automine)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))) {
+    out[name] = await withNode(name, opts, (node) =>
+      scaleRun(
+        {
+          node,
+          memOf,
+          log,
+          sender: DEV[1].address,
+          signTransfer: (nonce, to) => signTransfer(DEV[1], nonce, to),
+          waitReceipt,
+        },
+        P,
+      ),
+    )
+  }
+  return out
+}
+
 async function scenarioMemory(opts, P) {
   const names = ['pcnode(20ms blocks)', 'pcnode(20ms, history 256)', 'anvil(bt 0.02)'].filter(
     (n) => !(opts.noAnvil && n.startsWith('anvil')),
@@ -1805,6 +1830,7 @@ function buildReport(results) {
     '',
     `aims: ${aims.filter((a) => a.pass).length} met, ${missed.length} missed${missed.length ? ` (${missed.map((a) => a.text).join('; ')})` : ''}`,
   )
+  if (results.scenarios.scale) L.push('', ...scaleReport(results.scenarios.scale, line))
   return L.join('\n')
 }
 
@@ -1910,6 +1936,7 @@ async function main() {
   if (want('trace')) await guarded('trace', () => scenarioTrace(opts, P))
   if (want('burst')) await guarded('burst', () => scenarioBurst(opts, P, burst))
   if (want('memory')) await guarded('memory', () => scenarioMemory(opts, P))
+  if (want('scale')) await guarded('scale', () => scenarioScale(opts))
   if (want('fork')) await guarded('fork', () => scenarioFork(opts))
   results.totalS = round((now() - t0) / 1000, 1)
   results.loadavgEnd = os.loadavg().map((x) => round(x))

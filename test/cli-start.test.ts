@@ -1,4 +1,5 @@
-// `pcnode start` as a user runs it (the built CLI): a start that fails says why and exits at once.
+// `pcnode start` as a user runs it (the built CLI): a start that fails says why and exits at once;
+// the fault flags show in the banner and each injected fault is logged; a fork's banner and exit line.
 import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -24,6 +25,52 @@ describe('pcnode start', () => {
       expect(`${run.stdout}${run.stderr}`).toMatch(/pcnode failed to start: .*EADDRINUSE/)
     })
   }
+})
+
+describe('pcnode start with pre-confirmation faults', () => {
+  it('prints the fault flags in the banner and logs each injected fault on its own line', async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'start', '--port', '0', '--no-app', '--preconf-drop-rate', '1', '--preconf-seed', '3', '--block-time', '300ms'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+    )
+    let out = ''
+    child.stdout?.on('data', (d) => (out += d))
+    const exited = new Promise((res) => child.once('exit', res))
+    const waitFor = (re: RegExp) =>
+      new Promise<RegExpExecArray>((res, rej) => {
+        const check = () => {
+          const m = re.exec(out)
+          if (m) res(m)
+          else if (child.exitCode !== null) rej(new Error(`pcnode start exited: ${out}`))
+          else setTimeout(check, 20)
+        }
+        check()
+      })
+    try {
+      const [, rpcUrl] = await waitFor(/^RPC\s+(http:\/\/127\.0\.0\.1:\d+)$/m)
+      expect(out).toMatch(/^Faults:\s+drop rate 1 \(seed 3, discarded\)$/m)
+      const rpc = async (method: string, params: unknown[] = []) => {
+        const res = await fetch(rpcUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+        return (await res.json()) as { result?: any; error?: any }
+      }
+      const [from] = (await rpc('eth_accounts')).result
+      const hash = (await rpc('eth_sendTransaction', [{ from, to: from, value: '0x1' }])).result
+      const [drop] = await waitFor(new RegExp(`^\\S+ fault drop ${hash} \\(block \\d+, flashblock \\d+\\): .*; discarded$`, 'm'))
+      expect(drop).toMatch(/left out as block \d+ sealed \(drop rate 1, seed 3\)/)
+      expect((await rpc('pcnode_haltFlashblocks')).result).toBe(true)
+      await waitFor(/^\S+ fault halt: flashblocks stop/m)
+      await rpc('pcnode_setPreconfFaults', [{ dropRate: 0 }])
+      await waitFor(/^\S+ fault settings: drop rate 0, seed 3, jitter 0 ms/m)
+    } finally {
+      child.kill('SIGTERM')
+      await exited
+    }
+  })
 })
 
 describe('pcnode start --fork-url', () => {

@@ -17,7 +17,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
-import { sleep, startTestNode, type TestNode, testClient, waitForReceipt } from './helpers.js'
+import { openSocket, sleep, startTestNode, type TestNode, testClient, waitForReceipt } from './helpers.js'
 
 // PUSH0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: returns storage slot 0.
 const SLOT0_RETURNER = '0x5f5460005260206000f3'
@@ -96,6 +96,28 @@ describe('dev methods: accounts, blocks and time (mode anvil)', () => {
     expect(await pub.getBalance({ address: sender, blockTag: 'latest' })).toBeLessThan(senderLatest)
     // The sealed header still hashes to its hash (the state root in it is the real one).
     expect(sealed.hash).toBe((await pub.getBlock({ blockHash: sealed.hash })).hash)
+  })
+
+  it('edits in one batch request apply in order: each read sees exactly the edits before it', async () => {
+    const who = '0x00000000000000000000000000000000000ba7c4'
+    const call = (id: number, method: string, params: unknown[]) => ({ jsonrpc: '2.0', id, method, params })
+    const batch = [
+      call(1, 'anvil_setBalance', [who, '0x1']),
+      call(2, 'anvil_setBalance', [who, '0x2']),
+      call(3, 'eth_getBalance', [who, 'latest']),
+      call(4, 'anvil_setBalance', [who, '0x3']),
+      call(5, 'anvil_setNonce', [who, '0x7']),
+      call(6, 'eth_getBalance', [who, 'pending']),
+      call(7, 'eth_getTransactionCount', [who, 'latest']),
+      ...Array.from({ length: 200 }, (_, i) =>
+        call(100 + i, 'anvil_setBalance', [`0x${(0xbeef00 + i).toString(16).padStart(40, '0')}`, numberToHex(i + 1)]),
+      ),
+      call(8, 'eth_getBalance', [`0x${(0xbeef00 + 199).toString(16).padStart(40, '0')}`, 'latest']),
+    ]
+    const { text } = await node.raw(JSON.stringify(batch))
+    const byId = new Map((JSON.parse(text) as Array<{ id: number; result: unknown }>).map((r) => [r.id, r.result]))
+    expect([3, 6, 7, 8].map((id) => byId.get(id))).toEqual(['0x2', '0x3', '0x7', '0xc8'])
+    expect([1, 2, 4, 5, 100, 299].map((id) => byId.get(id))).toEqual([null, null, null, null, null, null])
   })
 
   it('anvil_setNonce drops pooled transactions below the new nonce', async () => {
@@ -415,11 +437,23 @@ describe('dev methods: dropping, reset, dump and load', () => {
   it('anvil_dropTransaction removes a pooled or a pre-confirmed transaction', async () => {
     const pub = node.publicClient
     const to = node.accounts[6].address
+    const socket = await openSocket(node.wsUrl)
+    const sub = await socket.subscribe(['newFlashblockTransactions'])
     const before = await pub.getBalance({ address: to, blockTag: 'pending' })
+    const kept = await node.wallet(3).sendTransaction({ to, value: 5n })
     const preconfirmed = await node.wallet(0).sendTransaction({ to, value: 7n })
     await waitForReceipt(node, preconfirmed)
-    expect(await pub.getBalance({ address: to, blockTag: 'pending' })).toBe(before + 7n)
+    await socket.waitFor(sub, (hashes) => hashes.includes(preconfirmed), 'both announced')
+    expect(await pub.getBalance({ address: to, blockTag: 'pending' })).toBe(before + 12n)
     expect((await node.rpc('anvil_dropTransaction', [preconfirmed])).result).toBe(preconfirmed)
+    // The block re-runs without it: the one kept is pre-confirmed again, but not announced twice.
+    await waitForReceipt(node, kept)
+    const marker = await node.wallet(4).sendTransaction({ to, value: 1n })
+    await socket.waitFor(sub, (hashes) => hashes.includes(marker), 'a later announcement')
+    expect(socket.received(sub).filter((h) => h === kept)).toHaveLength(1)
+    await socket.close()
+    await node.rpc('anvil_dropTransaction', [marker])
+    await node.rpc('anvil_dropTransaction', [kept])
     expect((await node.rpc('eth_getTransactionByHash', [preconfirmed])).result).toBeNull()
     expect(await pub.getBalance({ address: to, blockTag: 'pending' })).toBe(before)
 
@@ -507,7 +541,9 @@ describe('dev methods: dropping, reset, dump and load', () => {
     await new Promise<void>((done) => closed.close(() => done()))
     const forking = await node.rpc('anvil_reset', [{ forking: { jsonRpcUrl: url } }])
     expect(forking.error).toMatchObject({ code: -32000 })
-    expect(forking.error.message).toBe(`fork: eth_chainId failed on upstream ${url}: fetch failed (ECONNREFUSED) (reading the chain id)`)
+    expect(forking.error.message).toBe(
+      `fork: eth_chainId failed on upstream ${url}: fetch failed (ECONNREFUSED) (reading the chain id)`,
+    )
     expect(await blockNumber(node)).toBe(1n)
   })
 })

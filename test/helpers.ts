@@ -128,3 +128,63 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
+
+/**
+ * A raw WebSocket JSON-RPC client (package `ws`): requests, and each subscription's notifications
+ * in arrival order, for tests that look at exactly what a subscriber receives.
+ */
+export interface RawSocket {
+  request(method: string, params?: unknown[]): Promise<{ result?: any; error?: any }>
+  /** eth_subscribe; resolves with the id (throws the error on refusal). */
+  subscribe(params: unknown[]): Promise<string>
+  /** Notifications received so far for a subscription id. */
+  received(id: string): any[]
+  /** Resolves once `check` holds for a subscription's notifications. */
+  waitFor(id: string, check: (items: any[]) => boolean, what?: string): Promise<any[]>
+  close(): Promise<void>
+}
+
+export async function openSocket(url: string): Promise<RawSocket> {
+  const { default: WebSocket } = await import('ws')
+  const ws = new WebSocket(url)
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve)
+    ws.once('error', reject)
+  })
+  let id = 0
+  const replies = new Map<number, (reply: any) => void>()
+  const items = new Map<string, any[]>()
+  ws.on('message', (data) => {
+    const msg = JSON.parse(String(data))
+    if (msg.method === 'eth_subscription') {
+      const list = items.get(msg.params.subscription) ?? []
+      list.push(msg.params.result)
+      items.set(msg.params.subscription, list)
+    } else replies.get(msg.id)?.(msg)
+  })
+  const request = (method: string, params: unknown[] = []) =>
+    new Promise<{ result?: any; error?: any }>((resolve) => {
+      const n = ++id
+      replies.set(n, resolve)
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: n, method, params }))
+    })
+  const received = (sub: string) => items.get(sub) ?? []
+  return {
+    request,
+    async subscribe(params) {
+      const reply = await request('eth_subscribe', params)
+      if (reply.error) throw new Error(`eth_subscribe ${JSON.stringify(params)}: ${reply.error.message}`)
+      return reply.result
+    },
+    received,
+    async waitFor(sub, check, what = 'notifications') {
+      await until(() => check(received(sub)), 10_000, what)
+      return received(sub)
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        ws.once('close', () => resolve())
+        ws.close()
+      }),
+  }
+}

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { emptyHeader } from '../src/node/chain/header.js'
 import { daFootprint, estimatedSizeScaled, fastLzSize, l1Cost, nextBaseFee, operatorFee } from '../src/node/opstack/fees.js'
 import { BASE_L1_FEES, decodeExtraData, encodeExtraData, type L1FeeParams } from '../src/node/opstack/params.js'
+import { seededRandom, testSeed } from './helpers.js'
 
 const params = (p: Partial<L1FeeParams>): L1FeeParams => ({
   ...BASE_L1_FEES,
@@ -18,6 +19,16 @@ describe('OP-stack fees', () => {
     expect(fastLzSize(new Uint8Array())).toBe(0)
     expect(fastLzSize(new Uint8Array(1000).fill(1))).toBe(21)
     expect(fastLzSize(new Uint8Array(1000))).toBe(21)
+  })
+
+  it('FastLZ never outputs more than the input plus one byte per 32 (the bound the pool checks first)', () => {
+    const random = seededRandom(testSeed('flz bound'))
+    for (let n = 0; n < 300; n++) {
+      const length = Math.floor(random() * 700)
+      // Mostly incompressible bytes, sometimes runs: both sides of the bound.
+      const bytes = new Uint8Array(length).map(() => (random() < 0.2 ? 0 : Math.floor(random() * 256)))
+      expect(fastLzSize(bytes)).toBeLessThanOrEqual(length + Math.ceil(length / 32))
+    }
   })
 
   it('the Fjord L1 fee and L1 gas: op-geth rollup_cost_test.go', () => {

@@ -5,7 +5,7 @@ import type { StartedNode } from '../index.js'
 import { DEFAULTS, genesisChainId, type NodeOptions } from '../node/options.js'
 import { getProfile } from '../node/profile.js'
 import { type AppFlags, AppStartError, parseAppPort, parseVerifyMode, type RunningApp, startAppForNode } from './start-app.js'
-import { formatEther, parseAmount, parseBigInt, parseDuration, parseInteger } from './units.js'
+import { formatEther, parseAmount, parseBigInt, parseDuration, parseFraction, parseInteger, parseMilliseconds } from './units.js'
 
 interface StartFlags extends AppFlags {
   port: number
@@ -36,6 +36,11 @@ interface StartFlags extends AppFlags {
   forkBlockNumber?: bigint
   forkChainId?: number
   forkCache: boolean
+  preconfDropRate: number
+  preconfSeed: number
+  preconfJitter: number
+  preconfRequeue?: boolean
+  preconfDropNotify?: boolean
 }
 
 /**
@@ -161,6 +166,27 @@ export function registerStart(program: Command): void {
       parseInteger('fork chain id', 1),
     )
     .option('--no-fork-cache', 'keep nothing read from the fork on disk')
+    // Pre-confirmation faults (src/node/faults, README "Pre-confirmation faults"): each one is logged as it happens.
+    .option(
+      '--preconf-drop-rate <rate>',
+      'fraction of pre-confirmed transactions left out of the block as it seals, 0 to 1 (seeded)',
+      parseFraction('drop rate'),
+      DEFAULTS.preconfDropRate,
+    )
+    .option(
+      '--preconf-seed <n>',
+      "seed of the faults' random choices: the same seed drops the same transactions",
+      parseInteger('seed'),
+      DEFAULTS.preconfSeed,
+    )
+    .option(
+      '--preconf-jitter <ms>',
+      'flashblock intervals vary by up to this many ms either way (blocks get more or fewer flashblocks)',
+      parseMilliseconds('jitter'),
+      DEFAULTS.preconfJitter,
+    )
+    .option('--preconf-requeue', 'a dropped pre-confirmed transaction goes back to the pool once its block seals')
+    .option('--preconf-drop-notify', "tell pendingLogs / newFlashblockTransactions subscribers of drops (Base's RPC does not)")
     .option('--genesis <file>', 'start from this geth-format genesis file (its chain id, fork schedule and alloc)')
     .option('--import <file>', 'with --genesis: import these concatenated RLP blocks at start; the last is the head')
     .option('--silent', 'print nothing but errors')
@@ -215,6 +241,11 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
             cache: flags.forkCache,
           }
         : undefined,
+    preconfDropRate: flags.preconfDropRate,
+    preconfSeed: flags.preconfSeed,
+    preconfJitter: flags.preconfJitter,
+    preconfRequeue: flags.preconfRequeue ?? false,
+    preconfDropNotify: flags.preconfDropNotify ?? false,
     silent: quiet,
     logger: (line) => console.error(line),
   }
@@ -335,6 +366,8 @@ function banner(
   } else {
     lines.push(`Mining:            off (--no-mining)`)
   }
+  const faults = faultsLine(flags)
+  if (faults) lines.push(`Faults:            ${faults}`)
   // Genesis predeploys (src/node/predeploys.ts), the same addresses on every chain id (a fork has the upstream's contracts).
   if (!fork) {
     lines.push('', title('Predeploys'), title('=================='))
@@ -419,6 +452,22 @@ function followActivity(chalk: ChalkInstance, started: StartedNode): void {
   events.on('dropped', ({ info, reason }) => {
     log(Date.now(), () => `${chalk.red('drop')}  ${short(info.tx.hash)}: ${reason}`)
   })
+  // Each injected pre-confirmation fault, and each change of the settings, on its own line.
+  events.on('fault', ({ message }) => {
+    log(Date.now(), () => `${chalk.magenta('fault')} ${message}`)
+  })
+}
+
+/** The banner's line for the fault flags, when any is set. */
+function faultsLine(flags: StartFlags): string | undefined {
+  const parts: string[] = []
+  if (flags.preconfDropRate > 0) {
+    const fate = flags.preconfRequeue ? 'back to the pool' : 'discarded'
+    parts.push(`drop rate ${flags.preconfDropRate} (seed ${flags.preconfSeed}, ${fate})`)
+  }
+  if (flags.preconfJitter > 0) parts.push(`flashblock jitter ±${flags.preconfJitter} ms`)
+  if (flags.preconfDropNotify) parts.push('drop notifications to subscribers')
+  return parts.length ? parts.join(', ') : undefined
 }
 
 function time(at: number): string {

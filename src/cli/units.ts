@@ -47,6 +47,26 @@ export function parseDuration(name: string) {
   }
 }
 
+/** A fraction from 0 to 1 ("0.2", ".05", "1"). */
+export function parseFraction(name: string) {
+  return (value: string): number => {
+    const n = Number(value)
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) {
+      throw new InvalidArgumentError(`${name} must be a number from 0 to 1 (e.g. 0.2)`)
+    }
+    return n
+  }
+}
+
+/** Milliseconds: "80" or "80ms" (a flag documented as <ms>, unlike the durations above). */
+export function parseMilliseconds(name: string) {
+  return (value: string): number => {
+    const m = /^([0-9]+)(ms)?$/.exec(value.trim())
+    if (!m) throw new InvalidArgumentError(`${name}: expected whole milliseconds (80 or 80ms)`)
+    return Number(m[1])
+  }
+}
+
 export function formatEther(wei: bigint, decimals = 4): string {
   const whole = wei / 10n ** 18n
   const frac = (wei % 10n ** 18n).toString().padStart(18, '0').slice(0, decimals).replace(/0+$/, '')

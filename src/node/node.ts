@@ -16,13 +16,14 @@ import { type AccessListResult, createAccessList } from './execution/access-list
 import { callEnv, callGasCap, hasFee, refusalError, runReverted, throwFailure } from './execution/call.js'
 import { estimateGas } from './execution/estimate.js'
 import { checkSimulateInput, type SimulatedBlock, type SimulateInput, simulate } from './execution/simulate/index.js'
+import { PreconfFaults } from './faults/faults.js'
 import { type FeeHistory, feeHistory, SUGGESTED_TIP } from './fees.js'
 import { Fork } from './fork/fork.js'
 import { type Alloc, forkDefaults, forkLog } from './fork/genesis.js'
 import { l1FeesOf, writeGenesis } from './genesis/genesis.js'
 import { PreconfHints } from './hints.js'
 import { OpStack } from './opstack/opstack.js'
-import { type NodeOptions, type ResolvedOptions, resolveOptions } from './options.js'
+import { faultSettingsOf, type NodeOptions, type ResolvedOptions, resolveOptions } from './options.js'
 import { Admission } from './pool/admission.js'
 import { TxPool } from './pool/pool.js'
 import { type ChainProfile, getProfile } from './profile.js'
@@ -42,6 +43,7 @@ import type {
   MatchedLog,
   PoolTxInfo,
   StateOverrides,
+  TxRecord,
 } from './types.js'
 
 export type { FeeHistory }
@@ -61,6 +63,8 @@ export class DevNode {
   readonly debug: Debugger
   /** Deletes old blocks' state (--state-history); undefined when every block's is kept. */
   readonly pruner: StatePruner | undefined
+  /** Pre-confirmation faults injected on purpose (faults/): drops, halts, restarts, jitter. */
+  readonly faults: PreconfFaults
   private readonly ctx: NodeContext
   private readonly admission: Admission
   private readonly persistence: Persistence
@@ -84,6 +88,7 @@ export class DevNode {
     ctx.engine.blockHashes.lookup = (n) => this.chain.byNumber(n)?.hash
     this.pruner = this.startPruning()
     this.debug = new Debugger(ctx, (block) => this.blockHash(block))
+    this.faults = new PreconfFaults(ctx, faultSettingsOf(ctx.options))
   }
 
   /** A node; with `fork` (startNode connects first, to know the chain id), that fork's. */
@@ -425,17 +430,24 @@ export class DevNode {
     return this.admission.sendTransaction(req)
   }
 
+  /** eth_fillTransaction: `req` with eth_sendTransaction's defaults, unsigned (geth's `{raw, tx}`). */
+  fillTransaction(req: CallRequest): Promise<TxRecord> {
+    return this.admission.fillTransaction(req)
+  }
+
   /** The dev account of `address` (its key signs for eth_sign and friends). */
   devAccount(address: Uint8Array): DevAccount | undefined {
     return this.admission.devAccount(address)
   }
 
   getTransaction(hash: Uint8Array): IncludedTx | PoolTxInfo | undefined {
-    return this.chain.getTx(hash) ?? this.pool.get(hash)
+    return this.getReceipt(hash) ?? this.pool.get(hash)
   }
 
+  /** An included transaction: sealed, or pre-confirmed (not in a block built while flashblocks are halted). */
   getReceipt(hash: Uint8Array): IncludedTx | undefined {
-    return this.chain.getTx(hash)
+    const t = this.chain.getTx(hash)
+    return t && !(t.block.hidden && !t.block.sealed) ? t : undefined
   }
 
   /** Whether the transaction waits in the pool (base_transactionStatus "Known"). */

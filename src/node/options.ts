@@ -1,6 +1,7 @@
 // Node configuration: every CLI flag of `pcnode start` is one of these, with the same default.
 
 import { readFileSync } from 'node:fs'
+import { checkFaultSettings, DEFAULT_FAULT_SETTINGS, type PreconfFaultSettings } from './faults/settings.js'
 import type { ForkOptions } from './fork/options.js'
 import { BASE_L1_FEES } from './opstack/params.js'
 import { getProfile } from './profile.js'
@@ -58,6 +59,16 @@ export interface NodeOptions {
    * The chain id and profile default to the upstream's; gasLimit and baseFee come from the block.
    */
   fork?: ForkOptions
+  /** Pre-confirmation faults (README "Pre-confirmation faults"): the fraction of pre-confirmed transactions left out of their block, 0..1. */
+  preconfDropRate?: number
+  /** Seed of the faults' random choices (uint32): the same seed drops the same transactions. */
+  preconfSeed?: number
+  /** Flashblock intervals vary by up to this many ms either way (0 = regular). */
+  preconfJitter?: number
+  /** A dropped pre-confirmed transaction goes back to the pool once its block seals (else it is discarded). */
+  preconfRequeue?: boolean
+  /** pcnode's explicit drop notification to pendingLogs / newFlashblockTransactions subscribers (Base sends none). */
+  preconfDropNotify?: boolean
   /** Print nothing (library default). */
   silent?: boolean
   /** Where log lines go when not silent. */
@@ -93,7 +104,23 @@ export const DEFAULTS: ResolvedOptions = {
   l1BlobBaseFee: BASE_L1_FEES.blobBaseFee,
   l1BaseFeeScalar: BASE_L1_FEES.baseFeeScalar,
   l1BlobBaseFeeScalar: BASE_L1_FEES.blobBaseFeeScalar,
+  preconfDropRate: DEFAULT_FAULT_SETTINGS.dropRate,
+  preconfSeed: DEFAULT_FAULT_SETTINGS.seed,
+  preconfJitter: DEFAULT_FAULT_SETTINGS.jitterMs,
+  preconfRequeue: DEFAULT_FAULT_SETTINGS.requeue,
+  preconfDropNotify: DEFAULT_FAULT_SETTINGS.notifyDropped,
   silent: true,
+}
+
+/** The fault settings the options start the node with (faults/settings.ts). */
+export function faultSettingsOf(o: ResolvedOptions): PreconfFaultSettings {
+  return {
+    dropRate: o.preconfDropRate,
+    seed: o.preconfSeed,
+    jitterMs: o.preconfJitter,
+    requeue: o.preconfRequeue,
+    notifyDropped: o.preconfDropNotify,
+  }
 }
 
 export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
@@ -115,6 +142,7 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   if (!Number.isSafeInteger(resolved.stateInterval) || resolved.stateInterval < 0) throw new Error('state interval must be >= 0')
   if (!Number.isSafeInteger(resolved.stateHistory) || resolved.stateHistory < 0) throw new Error('state history must be >= 0')
   checkL1Fees(resolved)
+  checkFaultSettings(faultSettingsOf(resolved))
   return resolved
 }
 

@@ -149,6 +149,16 @@ export interface BlockRecord {
   /** Flashblocks emitted for this block so far (index 0 opens it). */
   flashblocks: number
   size: bigint
+  /**
+   * The id its flashblock stream carries (the payload's `payload_id`, 8 bytes): new each time the
+   * open block's stream starts, so a restarted stream (pcnode_restartFlashblocks) has a new one.
+   */
+  payloadId?: Uint8Array
+  /**
+   * Built while flashblocks are halted (pcnode_haltFlashblocks): it is not pre-confirmed, so
+   * nothing of it is served (at `pending` or by hash) before it is sealed.
+   */
+  hidden?: boolean
 }
 
 export type BlockTag = 'latest' | 'pending' | 'safe' | 'finalized' | 'earliest'

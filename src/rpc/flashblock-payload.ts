@@ -17,7 +17,7 @@ export function formatFlashblockPayload(
   txs: IncludedTx[],
 ): Record<string, unknown> {
   const h = block.header
-  const out: Record<string, unknown> = { payload_id: toData(h.mixHash.subarray(0, 8)), index }
+  const out: Record<string, unknown> = { payload_id: toData(block.payloadId ?? h.mixHash.subarray(0, 8)), index }
   if (index === 0) {
     out.base = {
       parent_beacon_block_root: toData(h.parentBeaconBlockRoot),

@@ -9,7 +9,7 @@ const ZERO_HASH = `0x${'0'.repeat(64)}` as Hex
 type TxFields = Record<string, unknown>
 
 /** The fields every form of a transaction object shares (geth's RPCTransaction, by type). */
-function txTypeFields(tx: TxRecord): TxFields {
+export function txTypeFields(tx: TxRecord): TxFields {
   const out: TxFields = {
     type: toQuantity(tx.type),
     nonce: toQuantity(tx.nonce),
@@ -113,6 +113,18 @@ export function formatPoolTx(info: PoolTxInfo): TxFields {
     transactionIndex: null,
     ...txTypeFields(info.tx),
   }
+}
+
+/**
+ * An unsigned transaction as geth's types.Transaction marshals it (eth_fillTransaction's `tx`): the
+ * type's fields, a zero signature and the hash of that encoding; no sender, no block fields.
+ */
+export function formatUnsignedTx(tx: TxRecord): TxFields {
+  const out: TxFields = { ...txTypeFields(tx), v: '0x0', r: '0x0', s: '0x0' }
+  if (tx.gasPrice !== undefined) out.gasPrice = toQuantity(tx.gasPrice)
+  if (tx.type !== 0) out.yParity = '0x0'
+  out.hash = toData(tx.hash)
+  return out
 }
 
 export function formatTx(found: IncludedTx | PoolTxInfo): TxFields {

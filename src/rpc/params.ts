@@ -24,6 +24,9 @@ export function parseBlockRef(value: unknown, name = 'block', fallback: BlockTag
   if (value === undefined || value === null) return { tag: fallback }
   if (typeof value === 'string') {
     if (TAGS.has(value as BlockTag)) return { tag: value as BlockTag }
+    // The OP stack's unsafe head is `latest` (base/base rpc/eth.rs BlockNumberOrTagExt remaps it for
+    // eth_getBlockByNumber, which op-conductor calls with it; pcnode takes it wherever a tag goes).
+    if (value === 'unsafe') return { tag: 'latest' }
     if (/^0x[0-9a-fA-F]{64}$/.test(value)) return { hash: parseHash(value, name) }
     if (/^0x[0-9a-fA-F]+$/.test(value)) return { number: BigInt(value) }
     throw invalidParams(`invalid argument ${name}: hex string without 0x prefix or invalid block tag "${value}"`)

@@ -37,7 +37,20 @@ export class Chain {
 
   /** Forget a pending block's transactions (used when a pending block is discarded). */
   dropPreconfirmed(block: BlockRecord): void {
-    for (const t of block.txs) this.txs.delete(hexKey(t.tx.hash))
+    this.forget(block.txs)
+  }
+
+  /** Forget these pre-confirmed transactions, unless the index has moved on to a newer record of one. */
+  forget(txs: Iterable<IncludedTx>): void {
+    for (const t of txs) {
+      const key = hexKey(t.tx.hash)
+      if (this.txs.get(key) === t) this.txs.delete(key)
+    }
+  }
+
+  /** The pre-confirmed block as reads see it: none while flashblocks are halted (Base's RPC then answers latest). */
+  get visiblePending(): BlockRecord | undefined {
+    return this.pending?.hidden ? undefined : this.pending
   }
 
   /**
@@ -102,7 +115,7 @@ export class Chain {
     if ('tag' in ref) {
       switch (ref.tag) {
         case 'pending':
-          return this.pending ?? this.head
+          return this.visiblePending ?? this.head
         case 'earliest':
           return this.blocks[0]
         default:

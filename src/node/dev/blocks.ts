@@ -1,5 +1,6 @@
 // The pending block under dev control: sealing now (evm_mine / anvil_mine), re-opening it at
 // another time, and taking transactions out of it. Every function runs inside the serial queue.
+import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
 import { InvalidParamsError, NodeError } from '../errors.js'
 import type { IncludedTx } from '../types.js'
@@ -32,8 +33,14 @@ export async function reopen(ctx: NodeContext, timestamp?: bigint, drop?: (t: In
     }
   }
   producer.resync()
-  await producer.open(timestamp)
-  if (requeued > 0 && sequencer.isRunning) await fill(ctx)
+  // Followers were told of these already: the re-run does not announce them again (events.ts `replayed`).
+  producer.replaying = new Set((pending?.txs ?? []).filter((t) => !drop?.(t)).map((t) => hexKey(t.tx.hash)))
+  try {
+    await producer.open(timestamp)
+    if (requeued > 0 && sequencer.isRunning) await fill(ctx)
+  } finally {
+    producer.replaying = undefined
+  }
 }
 
 /** Pre-confirms every ready pool transaction into the pending block. */
@@ -78,11 +85,11 @@ export async function mine(ctx: NodeContext, blocks: bigint, interval: bigint, t
     if (ts !== undefined && chain.pending && chain.pending.header.timestamp !== ts) await reopen(ctx, ts)
     else if (!chain.pending) await producer.open(ts)
     await fill(ctx)
-    const block = await producer.seal()
+    const block = await sequencer.sealPending()
     if (ts !== undefined) clock.rebase(block.header.timestamp)
     ts = interval > 0n ? block.header.timestamp + interval : undefined
   }
-  if (sequencer.isRunning) await producer.open()
+  if (sequencer.preconfirming) await producer.open()
 }
 
 /** anvil_dropTransaction: out of the pool, or out of the pending block (the rest re-run). */

@@ -11,13 +11,15 @@ import type { Admission } from '../pool/admission.js'
 import type { Persistence } from '../storage/persistence.js'
 import type { CallRequest } from '../types.js'
 import { checkTimestamp, checkTimestampRange, dropTransaction, mine, reopen } from './blocks.js'
-import { editState } from './edits.js'
+import { StateEdits } from './edits.js'
 import { Mining } from './mining.js'
 import { Snapshots } from './snapshots.js'
 
 export class DevControl {
   readonly snapshots: Snapshots
   private readonly mining: Mining
+  /** Account edits, applied in runs (edits.ts). */
+  private readonly edits: StateEdits
 
   constructor(
     private readonly ctx: NodeContext,
@@ -27,6 +29,7 @@ export class DevControl {
     private readonly alloc: Alloc,
   ) {
     this.snapshots = new Snapshots(ctx)
+    this.edits = new StateEdits(ctx)
     this.mining = new Mining(ctx, () => this.mine())
     const { producer, events, clock } = ctx
     producer.clock = () => clock.now()
@@ -170,23 +173,23 @@ export class DevControl {
   // --- accounts -----------------------------------------------------------------------------
 
   setBalance(address: Uint8Array, balance: bigint): Promise<void> {
-    return this.run(() => editState(this.ctx, (state) => state.putAccount(address, { balance })))
+    return this.edits.apply((state) => state.putAccount(address, { balance }))
   }
 
   /** anvil_setNonce; pooled transactions below the new nonce can never run and leave the pool. */
   setNonce(address: Uint8Array, nonce: bigint): Promise<void> {
-    return this.run(async () => {
-      await editState(this.ctx, (state) => state.putAccount(address, { nonce }))
-      this.ctx.pool.prune(address, nonce)
-    })
+    return this.edits.apply(
+      (state) => state.putAccount(address, { nonce }),
+      () => this.ctx.pool.prune(address, nonce),
+    )
   }
 
   setCode(address: Uint8Array, code: Uint8Array): Promise<void> {
-    return this.run(() => editState(this.ctx, (state) => state.putCode(address, code)))
+    return this.edits.apply((state) => state.putCode(address, code))
   }
 
   setStorageAt(address: Uint8Array, slot: Uint8Array, value: Uint8Array): Promise<void> {
-    return this.run(() => editState(this.ctx, (state) => state.putStorage(address, slot, value)))
+    return this.edits.apply((state) => state.putStorage(address, slot, value))
   }
 
   // --- impersonation ------------------------------------------------------------------------

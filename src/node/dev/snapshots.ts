@@ -29,7 +29,7 @@ export class Snapshots {
     await restoreSnapshot(this.ctx, snap)
     clock.offset = snap.offset
     clock.nextTimestamp = snap.nextTimestamp
-    if (!chain.pending && sequencer.isRunning) await producer.open()
+    if (!chain.pending && sequencer.preconfirming) await producer.open()
     sequencer.notify() // at interval 0 nothing else would pre-confirm the restored pool
   }
 

@@ -17,6 +17,7 @@ import { type DepositInput, decodeDeposit, depositRecord, encodeDeposit } from '
 import { ForkLink, type ForkSource, ForkStateManager } from './fork-state.js'
 import { commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
 import { absentHeaderFields, BlockEnv, HeaderView, withdrawalRaw } from './header.js'
+import { installFastInterpreter } from './hooks/interpreter.js'
 import { SerialQueue } from './queue.js'
 import { DEPOSIT_TX_TYPE } from './receipts.js'
 import { selfCheck } from './selfcheck.js'
@@ -34,6 +35,7 @@ import {
   lazyTransaction,
   restoreTransaction,
   type TxFields,
+  unsignedTransaction,
 } from './tx.js'
 import { ExecView, StateView } from './view.js'
 
@@ -104,6 +106,7 @@ export class Engine {
     const state = ForkStateManager.createLive(common, nodes, new ForkLink(keccak))
     const blockHashes = new BlockHashes()
     const vm = await createVM({ common, stateManager: state, blockchain: blockHashes })
+    await installFastInterpreter(vm)
     const engine = new Engine(common, state, nodes, vm, blockHashes, keccak, genesisFile)
     await selfCheck(engine)
     return engine
@@ -208,6 +211,7 @@ export class Engine {
     const sm = this.stateOver(new Caches())
     await sm.setStateRoot(stateRoot)
     const vm = await createVM({ common: this.common, stateManager: sm, blockchain: this.blockHashes })
+    await installFastInterpreter(vm)
     return new ExecView(vm, this.common, () => this.consoleLog)
   }
 
@@ -292,6 +296,11 @@ export class Engine {
 
   buildTransaction(fields: TxFields, signer: { privateKey: Uint8Array } | { impersonated: Uint8Array }): TxRecord {
     return buildTransaction(this.decodeContext, fields, signer)
+  }
+
+  /** `fields` unsigned, with a zero signature (eth_fillTransaction's answer). */
+  unsignedTransaction(fields: TxFields, from: Uint8Array): TxRecord {
+    return unsignedTransaction(this.decodeContext, fields, from)
   }
 
   restoreTransaction(raw: Uint8Array, impersonatedFrom?: Uint8Array): TxRecord {

@@ -7,6 +7,12 @@ export class SerialQueue {
   private tail: Promise<unknown> = Promise.resolve()
   private depth = 0
   private consistentRunning = false
+  private queued = 0
+
+  /** How many tasks were ever queued: a task still last in the queue is the one at this count. */
+  get queuedCount(): number {
+    return this.queued
+  }
 
   /**
    * Queues `task`. `consistent`: the task hands the event loop back only where the state is
@@ -14,6 +20,7 @@ export class SerialQueue {
    */
   run<T>(task: () => Promise<T>, { consistent = false } = {}): Promise<T> {
     this.depth++
+    this.queued++
     const result = this.tail.then(() => {
       this.consistentRunning = consistent
       return task()

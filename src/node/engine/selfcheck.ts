@@ -156,6 +156,44 @@ async function traceCheck(engine: CheckedEngine, sender: Uint8Array, env: BlockE
   check(frames.join(',') === 'enter CALL 0,exit 0 ok', 'hooks/trace.ts', `beforeMessage/afterMessage frames (got ${frames})`)
 }
 
+/**
+ * hooks/interpreter.ts: the inline step loop answers as ethereumjs' own (which a `step` listener
+ * selects): output, gas and error of programs with jumps, memory, keccak, a revert, an invalid
+ * opcode and running out of gas. Runs with runCode: no state is touched.
+ */
+async function interpreterCheck(engine: CheckedEngine): Promise<void> {
+  const evm = engine.live.vm.evm
+  const events = evm.events
+  check(events !== undefined, 'hooks/interpreter.ts', 'the EVM to have an event emitter')
+  const hex = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'))
+  // 40 rounds of h = keccak256(h) from calldata, then RETURN (rpcbench's KECCAK_RUNTIME, 40 rounds).
+  const keccakLoop = hex('60043560005260285b602060002060005260019003806008575060206000f3')
+  const programs: Array<[code: Uint8Array, gasLimit: bigint]> = [
+    [keccakLoop, 1_000_000n],
+    [keccakLoop, 2_000n], // out of gas mid-loop
+    [hex('6001600201600052600160005260206000fd'), 100_000n], // MSTOREs, then REVERT
+    [hex('60016002fe'), 100_000n], // INVALID
+    [hex('600456005b60ff'), 100_000n], // JUMP over STOP to a JUMPDEST, then off the end
+  ]
+  const data = hex(`12345678${'11'.repeat(32)}`)
+  const outcome = async (code: Uint8Array, gasLimit: bigint) => {
+    const r = await evm.runCode({ code, data, gasLimit } as never)
+    return `${Buffer.from(r.returnValue).toString('hex')}:${r.executionGasUsed}:${r.exceptionError?.error ?? 'ok'}`
+  }
+  for (const [code, gasLimit] of programs) {
+    const inline = await outcome(code, gasLimit)
+    const listener = () => {}
+    events?.on('step', listener)
+    let original: string
+    try {
+      original = await outcome(code, gasLimit)
+    } finally {
+      events?.off('step', listener)
+    }
+    check(inline === original, 'hooks/interpreter.ts', `the inline loop to answer as Interpreter.run (${inline} vs ${original})`)
+  }
+}
+
 async function functionalCheck(engine: CheckedEngine): Promise<void> {
   const live = engine.live
   const sender = Uint8Array.from(Buffer.from('00000000000000000000000000000000005e1fc0', 'hex'))
@@ -179,6 +217,7 @@ async function functionalCheck(engine: CheckedEngine): Promise<void> {
     )
     check(logged === 1, 'hooks/observer.ts', 'LOG opcodes to append to interpreter._result.logs')
     await traceCheck(engine, sender, env)
+    await interpreterCheck(engine)
   } finally {
     await live.revert()
     await live.vm.evm.journal.cleanup()

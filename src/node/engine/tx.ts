@@ -17,7 +17,7 @@ import {
   isFeeMarket1559Tx,
   type TypedTransaction,
 } from '@ethereumjs/tx'
-import { Address, bytesToBigInt } from '@ethereumjs/util'
+import { Address, bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
 import { InvalidParamsError, TxRejectedError } from '../errors.js'
 import type { AccessListEntry, Authorization, CallRequest, TxRecord } from '../types.js'
 import { decodeBlobNetworkWrapper } from './blob-wrapper.js'
@@ -337,6 +337,8 @@ export interface TxFields {
   maxFeePerGas?: bigint
   maxPriorityFeePerGas?: bigint
   accessList?: AccessListEntry[]
+  /** EIP-7702 (unsignedTransaction only). */
+  authorizationList?: Authorization[]
 }
 
 /** Marks an impersonated transaction's placeholder signature: r = 2^160 + sender (unique hash per sender, as anvil's). */
@@ -386,6 +388,51 @@ export function buildTransaction(
   tx.getSenderAddress = () => sender
   const raw = tx.serialize()
   return recordOf(tx, raw, ctx.keccak(raw), signer.impersonated, true)
+}
+
+/**
+ * `fields` as an unsigned transaction with a zero signature, reporting `from` as its sender: what
+ * geth's eth_fillTransaction answers (`{raw, tx}`, its hash over that encoding). The type follows
+ * the fields as geth's TransactionArgs.ToTransaction picks it: an authorization list makes a 7702
+ * transaction, a gas price a legacy one (2930 with an access list), else EIP-1559.
+ */
+export function unsignedTransaction(ctx: DecodeContext, fields: TxFields, from: Uint8Array): TxRecord {
+  const base = {
+    nonce: fields.nonce,
+    gasLimit: fields.gasLimit,
+    to: fields.to ? new Address(fields.to) : undefined,
+    value: fields.value,
+    data: fields.data,
+  }
+  const accessList = fields.accessList?.map((e) => [e.address, e.storageKeys]) as never
+  const opts = { common: ctx.common }
+  const fees = { maxFeePerGas: fields.maxFeePerGas, maxPriorityFeePerGas: fields.maxPriorityFeePerGas, accessList }
+  let tx: TypedTransaction
+  if (fields.authorizationList) {
+    tx = createEOACode7702Tx(
+      {
+        ...base,
+        ...fees,
+        authorizationList: fields.authorizationList.map((a) => [
+          bigIntToUnpaddedBytes(a.chainId),
+          a.address,
+          bigIntToUnpaddedBytes(a.nonce),
+          bigIntToUnpaddedBytes(a.yParity),
+          bigIntToUnpaddedBytes(a.r),
+          bigIntToUnpaddedBytes(a.s),
+        ]) as never,
+      },
+      opts,
+    )
+  } else if (fields.gasPrice !== undefined) {
+    tx = fields.accessList
+      ? createAccessList2930Tx({ ...base, gasPrice: fields.gasPrice, accessList }, opts)
+      : createLegacyTx({ ...base, gasPrice: fields.gasPrice }, opts)
+  } else {
+    tx = createFeeMarket1559Tx({ ...base, ...fees }, opts)
+  }
+  const raw = tx.serialize()
+  return recordOf(tx, raw, ctx.keccak(raw), from)
 }
 
 // --- calls -----------------------------------------------------------------------------------

@@ -23,6 +23,12 @@ function flzOf(bytes: Uint8Array): number {
   return size
 }
 
+/** What the pool asks of a send's L1 and operator fees (pool/pool.ts). */
+export interface RollupFeeCheck {
+  bound: { l1Fee: bigint; operatorFee: bigint }
+  exact(): { l1Fee: bigint; operatorFee: bigint }
+}
+
 export class OpStack {
   /** The L1 fee inputs of the open block (its L1-info deposit's): sends are checked against them. */
   current: L1FeeParams
@@ -89,6 +95,14 @@ export class OpStack {
     if (!isL1InfoDeposit(tx)) this.deposits.push(tx)
   }
 
+  /**
+   * The deposits of an open block run again (faults/rerun.ts), in their order and ahead of those
+   * that arrived since: they ran first. The L1-info deposit is made anew.
+   */
+  requeueFirst(txs: TxRecord[]): void {
+    this.deposits.unshift(...txs.filter((tx) => !isL1InfoDeposit(tx)))
+  }
+
   isQueued(hash: Uint8Array): boolean {
     const key = hexKey(hash)
     return this.deposits.some((tx) => hexKey(tx.hash) === key)
@@ -113,9 +127,19 @@ export class OpStack {
     }
   }
 
-  /** L1 and operator fees a sender must hold for `tx` beside gas and value (the pool's check). */
-  upfrontFees(tx: TxRecord): { l1Fee: bigint; operatorFee: bigint } {
-    return { l1Fee: l1Cost(this.current, flzOf(tx.raw)).fee, operatorFee: operatorFee(this.current, tx.gasLimit) }
+  /**
+   * L1 and operator fees a sender must hold for `tx` beside gas and value (the pool's check):
+   * `bound` without compressing (FastLZ never outputs more than the input plus one byte per 32
+   * literals), `exact()` when the bound does not settle it. Compressing is most of a send's cost.
+   */
+  upfrontFees(tx: TxRecord): RollupFeeCheck {
+    const p = this.current
+    const op = operatorFee(p, tx.gasLimit)
+    const worst = tx.raw.length + Math.ceil(tx.raw.length / 32)
+    return {
+      bound: { l1Fee: l1Cost(p, worst).fee, operatorFee: op },
+      exact: () => ({ l1Fee: l1Cost(p, flzOf(tx.raw)).fee, operatorFee: op }),
+    }
   }
 
   /** A transaction's DA footprint (Jovian): what the header's blobGasUsed sums. Deposits have none. */

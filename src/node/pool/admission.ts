@@ -4,7 +4,7 @@
 import type { DevAccount } from '../accounts.js'
 import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
-import { DEPOSIT_TX_TYPE } from '../engine/index.js'
+import { DEPOSIT_TX_TYPE, ZERO_ADDRESS } from '../engine/index.js'
 import { InvalidParamsError, TxRejectedError } from '../errors.js'
 import { SUGGESTED_TIP } from '../fees.js'
 import type { CallRequest, HeaderFields, PoolTxInfo, TxRecord } from '../types.js'
@@ -81,6 +81,21 @@ export class Admission {
   }
 
   /**
+   * eth_fillTransaction (geth's): `req` with its defaults filled as eth_sendTransaction fills them,
+   * unsigned. No sender given: the zero address, as geth's. The gas is estimated at "pending" (geth
+   * estimates at latest; on a pre-confirming node a transaction runs on the pre-confirmed state).
+   * Blob transactions are refused with the text viem takes as "fall back to its own filling".
+   */
+  async fillTransaction(req: CallRequest): Promise<TxRecord> {
+    if (req.blobVersionedHashes || req.maxFeePerBlobGas !== undefined) {
+      throw new TxRejectedError('eth_fillTransaction is not available for blob transactions on pcnode')
+    }
+    const from = req.from ?? ZERO_ADDRESS
+    const fields = await this.fill(req, from)
+    return this.ctx.engine.unsignedTransaction({ ...fields, authorizationList: req.authorizationList }, from)
+  }
+
+  /**
    * The fields given, the rest defaulted: pending nonce, an estimate at "pending", the suggested tip
    * over twice the pending base fee; legacy when `req` has a gas price.
    */
@@ -88,7 +103,7 @@ export class Admission {
     const nonce = req.nonce ?? (await this.sources.pendingNonce(from))
     const gasLimit = req.gas ?? (await this.sources.estimateGas(req))
     const base = { nonce, gasLimit, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array() }
-    if (req.gasPrice !== undefined) return { ...base, gasPrice: req.gasPrice }
+    if (req.gasPrice !== undefined) return { ...base, gasPrice: req.gasPrice, accessList: req.accessList }
     const tip = req.maxPriorityFeePerGas ?? SUGGESTED_TIP
     const maxFeePerGas = req.maxFeePerGas ?? this.sources.pendingBaseFee() * 2n + tip
     return { ...base, maxFeePerGas, maxPriorityFeePerGas: tip, accessList: req.accessList }

@@ -21,8 +21,16 @@ export interface ValidationContext {
   /** Gas per blob under the current hardfork. */
   blobGasPerBlob: bigint
   account: AccountView
-  /** OP stack: the L1 data fee and the operator fee on the gas limit, paid beside gas (op-geth's pool counts them). */
-  rollupFees?: { l1Fee: bigint; operatorFee: bigint }
+  /**
+   * OP stack: the L1 data fee and the operator fee on the gas limit, paid beside gas (op-geth's pool
+   * counts them): an upper bound, and the exact figures when the bound does not settle it.
+   */
+  rollupFees?: { bound: RollupFeeParts; exact(): RollupFeeParts }
+}
+
+interface RollupFeeParts {
+  l1Fee: bigint
+  operatorFee: bigint
 }
 
 /** Minimum bump, in percent, for a replacement (geth's PriceBump). */
@@ -36,7 +44,7 @@ export function upfrontCost(tx: TxRecord, blobGasPerBlob: bigint): bigint {
   return cost
 }
 
-function rollupPart({ l1Fee, operatorFee }: { l1Fee: bigint; operatorFee: bigint }): string {
+function rollupPart({ l1Fee, operatorFee }: RollupFeeParts): string {
   const op = operatorFee > 0n ? ` and operator fee ${operatorFee}` : ''
   return `the cost includes the L1 data fee ${l1Fee}${op} wei, which OP-stack chains charge beside gas`
 }
@@ -66,6 +74,11 @@ export class TxPool {
 
   get(hash: Uint8Array): PoolTxInfo | undefined {
     return this.byHash.get(hexKey(hash))
+  }
+
+  /** What `from` has pooled at `nonce`, if anything. */
+  atNonce(from: Uint8Array, nonce: bigint): PoolTxInfo | undefined {
+    return this.bySender.get(hexKey(from))?.get(nonce)
   }
 
   /** One address per sender with pooled transactions. */
@@ -118,8 +131,13 @@ export class TxPool {
         pending,
       )
     }
-    const rollup = ctx.rollupFees
-    const cost = upfrontCost(tx, ctx.blobGasPerBlob) + (rollup ? rollup.l1Fee + rollup.operatorFee : 0n)
+    const gasAndValue = upfrontCost(tx, ctx.blobGasPerBlob)
+    let rollup = ctx.rollupFees?.bound
+    let cost = gasAndValue + (rollup ? rollup.l1Fee + rollup.operatorFee : 0n)
+    if (ctx.account.balance < cost && ctx.rollupFees) {
+      rollup = ctx.rollupFees.exact()
+      cost = gasAndValue + rollup.l1Fee + rollup.operatorFee
+    }
     if (ctx.account.balance < cost) {
       // op-geth's text (the cost includes the L1 fee); then what of it is not gas, for wallets that forget it.
       const beside = rollup && rollup.l1Fee + rollup.operatorFee > 0n ? `; ${rollupPart(rollup)}` : ''

@@ -66,6 +66,18 @@ export class BlockProducer {
   private logCount = 0
   /** The open block's L1 values (OP stack), read after its L1-info deposit; undefined until needed. */
   private rollup: RollupBlock | undefined
+  /**
+   * False while flashblocks are halted (the sequencer's): blocks opened then are hidden (nothing of
+   * them is served before they seal) and announce no flashblocks.
+   */
+  preconfirming = true
+  /** Set around a re-run the stream must not show (faults/rerun.ts: a drop applied as the block seals). */
+  muted = false
+  /**
+   * Set around a re-run the stream shows (faults/rerun.ts): hashes of the transactions its followers
+   * were told of in the stream it replaces, passed on with the flashblocks (events.ts `replayed`).
+   */
+  replaying: ReadonlySet<string> | undefined
 
   constructor(
     private readonly engine: Engine,
@@ -111,13 +123,25 @@ export class BlockProducer {
    * Opens the next block: flashblock 0, carrying the system-contract updates and, on an OP stack,
    * the L1-info deposit and the user deposits waiting (Base's flashblock 0 holds only those).
    */
-  async open(timestamp?: bigint): Promise<BlockRecord> {
+  async open(timestamp?: bigint, again?: { mixHash: Uint8Array; hidden?: boolean }): Promise<BlockRecord> {
     if (this.chain.pending) return this.chain.pending
     const header = this.nextHeaderFields(timestamp)
+    // The same block opened again (a re-run): the same PREVRANDAO, so its transactions run alike.
+    if (again) header.mixHash = again.mixHash
     const { engine, opStack } = this
     engine.setHardforkFor(header.number, header.timestamp) // --genesis: the fork schedule's
     const { live } = engine
-    const block: BlockRecord = { header, hash: new Uint8Array(), sealed: false, txs: [], flashblocks: 0, size: 0n }
+    const block: BlockRecord = {
+      header,
+      hash: new Uint8Array(),
+      sealed: false,
+      txs: [],
+      flashblocks: 0,
+      size: 0n,
+      // Each start of a stream gets its own payload id, as a new build job gets one from the engine API.
+      payloadId: randomBytes(8),
+      hidden: again?.hidden ?? !this.preconfirming,
+    }
     const env = engine.blockEnv(header)
     this.env = env
     this.encodedReceipts = []
@@ -143,8 +167,15 @@ export class BlockProducer {
     if (run) this.publish(block, run)
     block.flashblocks = 1
     this.chain.pending = block
-    this.events.emit('flashblock', { block, index: 0, txs: run?.included ?? [] })
+    if (this.announces(block)) {
+      this.events.emit('flashblock', { block, index: 0, txs: run?.included ?? [], replayed: this.replaying })
+    }
     return block
+  }
+
+  /** Whether the block's flashblocks are announced: not while halted (hidden) or muted. */
+  private announces(block: BlockRecord): boolean {
+    return !block.hidden && !this.muted
   }
 
   /** Whether user deposits wait for a block to start (they run before any other transaction). */
@@ -196,7 +227,7 @@ export class BlockProducer {
       // Published in one synchronous step: no reader sees part of this flashblock.
       this.publish(block, run)
       block.flashblocks++
-      this.events.emit('flashblock', { block, index, txs: run.included })
+      if (this.announces(block)) this.events.emit('flashblock', { block, index, txs: run.included, replayed: this.replaying })
     }
     const { included, rejected, executed } = run
     return { block, index, included, rejected, executed }

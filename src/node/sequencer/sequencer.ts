@@ -1,11 +1,14 @@
 // The sequencer's clock: a flashblock every preconfInterval, a sealed block every blockTime.
-// Interval 0 pre-confirms as transactions arrive (coalescing those that arrive together).
+// Interval 0 pre-confirms as transactions arrive (coalescing those that arrive together). Halted
+// (pcnode_haltFlashblocks), it makes no flashblocks: each block is built whole when it seals, as a
+// chain whose flashblocks stopped falls back to plain blocks (Base's docs, "Reliability & Fallback").
 
 import { hexKey } from '../bytes.js'
 import type { Chain } from '../chain/chain.js'
 import type { Engine } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
 import type { TxPool } from '../pool/pool.js'
+import type { BlockRecord } from '../types.js'
 import type { BlockProducer, FlashblockBudget } from './producer.js'
 
 /**
@@ -55,17 +58,72 @@ class Metronome {
   }
 }
 
+/**
+ * Calls `fn` after intervals drawn from [period - jitter, period + jitter] (at least 1 ms), each
+ * from the last call: the cadence drifts, so a block can end with more or fewer flashblocks than
+ * blockTime / period, as Base's do when the sequencer's timing drifts (Base's docs: the index can
+ * pass 10).
+ */
+class JitteredClock {
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly period: number,
+    private readonly jitter: FlashJitter,
+    private readonly fn: () => Promise<unknown>,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.schedule()
+  }
+
+  private schedule(): void {
+    const delay = Math.max(1, Math.round(this.period + (2 * this.jitter.draw() - 1) * this.jitter.ms))
+    this.timer = setTimeout(() => {
+      this.fn()
+        .catch(this.onError)
+        .finally(() => {
+          if (this.timer) this.schedule()
+        })
+    }, delay)
+  }
+
+  stop(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+  }
+}
+
 export interface SequencerConfig {
   blockTime: number
   preconfInterval: number
 }
 
+/** Irregular flashblock cadence: up to `ms` either way, `draw` giving [0, 1) (seeded). */
+export interface FlashJitter {
+  ms: number
+  draw: () => number
+}
+
+/** What the fault injector (faults/) adds to sealing and to the flashblock clock. */
+export interface SequencerHooks {
+  /** Inside the queue, before the pending block seals: drops applied as it seals. */
+  beforeSeal(block: BlockRecord): Promise<void>
+  /** Inside the queue, once it sealed, with the ticks the flashblock clock had while it was open. */
+  afterSeal(block: BlockRecord, ticks: number): Promise<void>
+  /** The flashblock clock's jitter; undefined for a regular clock. */
+  jitter(): FlashJitter | undefined
+}
+
 export class Sequencer {
-  private flashClock: Metronome | undefined
+  private flashClock: Metronome | JitteredClock | undefined
   private sealClock: Metronome | undefined
   private immediate: NodeJS.Immediate | undefined
   private running = false
+  private halted = false
   private flashing: Promise<void> | undefined
+  private hooks: SequencerHooks | undefined
+  /** Ticks of the flashblock clock since the last seal. */
+  private ticks = 0
 
   constructor(
     private readonly engine: Engine,
@@ -84,18 +142,73 @@ export class Sequencer {
     return this.running
   }
 
+  get configuration(): Readonly<SequencerConfig> {
+    return this.config
+  }
+
+  /** Whether flashblocks are halted (pcnode_haltFlashblocks). */
+  get isHalted(): boolean {
+    return this.halted
+  }
+
+  /** Whether blocks are open between seals (mining, flashblocks not halted): `pending` is pre-confirmed. */
+  get preconfirming(): boolean {
+    return this.running && !this.halted
+  }
+
+  useHooks(hooks: SequencerHooks): void {
+    this.hooks = hooks
+  }
+
   async start(): Promise<void> {
     if (this.running) return
     this.running = true
-    await this.engine.queue.run(() => this.producer.open())
+    if (!this.halted) await this.engine.queue.run(() => this.producer.open())
     this.arm()
   }
 
   private arm(): void {
     const { blockTime, preconfInterval } = this.config
-    if (preconfInterval > 0) this.flashClock = new Metronome(preconfInterval, () => this.flash(), this.failed)
+    if (preconfInterval > 0 && !this.halted) {
+      const tick = () => {
+        this.ticks++
+        return this.flash()
+      }
+      const jitter = this.hooks?.jitter()
+      this.flashClock = jitter
+        ? new JitteredClock(preconfInterval, jitter, tick, this.failed)
+        : new Metronome(preconfInterval, tick, this.failed)
+    }
     if (blockTime > 0) this.sealClock = new Metronome(blockTime, () => this.seal(), this.failed)
     if (this.pool.size > 0 || this.producer.depositsWaiting) this.notify()
+  }
+
+  /**
+   * pcnode_haltFlashblocks: no more flashblocks. The open block keeps its pre-confirmations and
+   * seals on time; after it, blocks are built whole as they seal and `pending` reads `latest`.
+   */
+  halt(): boolean {
+    if (this.halted) return false
+    this.halted = true
+    this.producer.preconfirming = false
+    if (this.running) {
+      this.disarm()
+      this.arm()
+    }
+    return true
+  }
+
+  /** pcnode_resumeFlashblocks: a block opens now (flashblock 0) and the flashblock clock runs again. */
+  async resume(): Promise<boolean> {
+    if (!this.halted) return false
+    this.halted = false
+    this.producer.preconfirming = true
+    if (this.running) {
+      this.disarm()
+      await this.engine.queue.run(() => this.producer.open())
+      this.arm()
+    }
+    return true
   }
 
   private disarm(): void {
@@ -120,18 +233,27 @@ export class Sequencer {
     await this.engine.queue.run(async () => {})
   }
 
-  /** A transaction entered the pool: at interval 0 it is pre-confirmed right away. */
+  /**
+   * A transaction entered the pool: at interval 0 it is pre-confirmed right away (halted, with
+   * block time 0, it is sealed right away).
+   */
   notify(): void {
-    if (!this.running || this.config.preconfInterval > 0 || this.immediate) return
+    if (!this.running || this.immediate) return
+    const onArrival = this.halted ? this.config.blockTime === 0 : this.config.preconfInterval === 0
+    if (!onArrival) return
     this.immediate = setImmediate(() => {
       this.immediate = undefined
       void this.flash()
     })
   }
 
-  /** Executes ready pool transactions as the next flashblock. */
+  /** Executes ready pool transactions as the next flashblock (halted with block time 0: seals them). */
   flash(): Promise<void> {
     if (this.pool.size === 0 && !this.producer.depositsWaiting) return Promise.resolve()
+    if (this.halted) {
+      this.flashing = (this.config.blockTime === 0 ? this.seal() : Promise.resolve()).catch(this.failed)
+      return this.flashing
+    }
     const run = this.engine.queue
       .run(() => this.flashNow(), { consistent: true })
       .then(async (more) => {
@@ -167,11 +289,32 @@ export class Sequencer {
     return result.executed < batch.length
   }
 
-  /** Seals the pending block and opens the next one. */
+  /** Seals the pending block and opens the next one (while pre-confirming). */
   seal(): Promise<void> {
     return this.engine.queue.run(async () => {
-      await this.producer.seal()
-      if (this.running) await this.producer.open()
+      await this.sealPending()
+      if (this.preconfirming) await this.producer.open()
     })
+  }
+
+  /**
+   * Inside the queue: seals the pending block, with the fault hooks around the seal. Halted, with no
+   * block open, the block is built from the pool now (there were no flashblocks to fill it); a block
+   * opened before the halt seals with what its flashblocks pre-confirmed.
+   */
+  async sealPending(): Promise<BlockRecord> {
+    if (this.halted && !this.chain.pending) {
+      await this.producer.open()
+      while ((this.pool.size > 0 || this.producer.depositsWaiting) && (await this.flashNow())) {
+        // flashNow stops at its deadline; go on until nothing ready is left
+      }
+    }
+    const pending = this.chain.pending
+    if (pending) await this.hooks?.beforeSeal(pending)
+    const block = await this.producer.seal()
+    const ticks = this.ticks
+    this.ticks = 0
+    await this.hooks?.afterSeal(block, ticks)
+    return block
   }
 }

@@ -84,7 +84,7 @@ export class Persistence {
         await restoreSnapshot(this.ctx, backup)
         throw error
       }
-      if (!chain.pending && sequencer.isRunning) await producer.open()
+      if (!chain.pending && sequencer.preconfirming) await producer.open()
       sequencer.notify() // at interval 0 nothing else would pre-confirm the loaded pool
     })
   }

@@ -5,6 +5,7 @@ import { blockMethods } from './blocks.js'
 import { debugMethods } from './debug.js'
 import { devMethods } from './dev.js'
 import { executionMethods } from './execution.js'
+import { faultMethods } from './faults.js'
 import { feeMethods } from './fees.js'
 import { withFork } from './fork.js'
 import { logMethods } from './logs.js'
@@ -26,6 +27,7 @@ export function methodTable(node: DevNode): MethodTable {
     ...logMethods(node),
     ...signingMethods(node),
     ...devMethods(node),
+    ...faultMethods(node),
     ...simulateMethods(node),
     ...pubsubMethods(node),
     ...debugMethods(node),

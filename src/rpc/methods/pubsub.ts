@@ -1,12 +1,13 @@
 // Following the chain as it moves: eth_subscribe / eth_unsubscribe (WebSocket only), the polling
 // filters viem's watch* actions fall back to over HTTP, eth_sendRawTransactionSync (EIP-7966 with
-// Base's limits) and pcnode_transactionStatus. All of it waits on node events (subscriptions.ts).
+// Base's limits), eth_sendTransactionSync and pcnode_transactionStatus. All of it waits on node
+// events (subscriptions.ts).
 import type { DevNode } from '../../node/node.js'
 import { expectArgs, type MethodTable, type RpcContext } from '../dispatch.js'
 import { INVALID_PARAMS, invalidParams, METHOD_NOT_FOUND, RpcError, SERVER_ERROR } from '../errors.js'
 import { formatReceipt } from '../format.js'
 import { parseData, parseHash, parseQuantity, toData, toQuantity } from '../hex.js'
-import { isObject, parseLogFilter } from '../params.js'
+import { isObject, parseCallRequest, parseLogFilter } from '../params.js'
 import { PubSub, SUBSCRIPTION_KINDS, type SubscriptionKind, type SubscriptionOptions } from '../pubsub/index.js'
 
 /** Base's MAX_TIMEOUT_SEND_RAW_TX_SYNC_MS: also the default when no timeout is given. */
@@ -38,8 +39,14 @@ function subscriptionOptions(kind: SubscriptionKind, value: unknown): Subscripti
       return { filter: { addresses, topics } }
     }
     case 'newPendingTransactions':
-    case 'newFlashblockTransactions':
       return { full: optionalBool(value, '1') }
+    case 'newFlashblockTransactions': {
+      // Base's param (base/base crates/execution/flashblocks/src/rpc/types.rs): true/false, or a
+      // log filter: full transactions with at least one matching log, all their logs included.
+      if (!isObject(value)) return { full: optionalBool(value, '1') }
+      const { addresses, topics } = parseLogFilter(value, 'filter')
+      return { full: true, txFilter: { addresses, topics } }
+    }
     case 'newFlashblocks': {
       if (value === undefined || value === null) return {}
       if (!isObject(value)) throw invalidParams('invalid argument 1: expected {"format": "block" | "payload", "full"?: boolean}')
@@ -78,6 +85,26 @@ function parseId(value: unknown): string {
 /** The methods, over one PubSub (tests may pass their own, e.g. with a short filter timeout). */
 export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodTable {
   const { subscriptions, filters, inclusion } = pubsub
+
+  /**
+   * The receipt a sync send answers with: the pre-confirmed one, or the sealed one while
+   * flashblocks are halted. Looked up right after admission, before waiting: Base's
+   * eth_sendRawTransactionSync subscribes only after sending and can miss a flashblock published
+   * in between (base/base #3826); waitForInclusion checks and registers in one synchronous step.
+   */
+  const receiptOf = async (hash: Uint8Array, timeout: number) => {
+    const outcome = await inclusion.waitForInclusion(hash, timeout)
+    if ('tx' in outcome) return formatReceipt(outcome.tx)
+    const hex = toData(hash)
+    // Base would time out; failing at once with the sequencer's reason is more useful locally.
+    if ('dropped' in outcome) throw new RpcError(SERVER_ERROR, `transaction dropped by the sequencer: ${outcome.dropped}`, hex)
+    throw new RpcError(
+      SYNC_SEND_TIMEOUT_CODE,
+      `Transaction ${hex} was added to the mempool but wasn't confirmed within ${rustDuration(timeout)}.`,
+      hex,
+    )
+  }
+
   return {
     eth_subscribe: (params, ctx) => {
       const connection = connectionOf(ctx)
@@ -102,20 +129,25 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
       const raw = parseData(params[0], 'transaction')
       // Checked before submitting, as Base does, so a bad timeout sends nothing.
       const timeout = parseSyncTimeout(params[1])
-      const hash = await node.sendRawTransaction(raw)
-      const outcome = await inclusion.waitForInclusion(hash, timeout)
-      if ('tx' in outcome) return formatReceipt(outcome.tx)
-      const hex = toData(hash)
-      // Base would time out; failing at once with the sequencer's reason is more useful locally.
-      if ('dropped' in outcome) throw new RpcError(SERVER_ERROR, `transaction dropped by the sequencer: ${outcome.dropped}`, hex)
-      throw new RpcError(
-        SYNC_SEND_TIMEOUT_CODE,
-        `Transaction ${hex} was added to the mempool but wasn't confirmed within ${rustDuration(timeout)}.`,
-        hex,
-      )
+      return receiptOf(await node.sendRawTransaction(raw), timeout)
     },
 
-    /** pcnode's richer companion to base_transactionStatus (which only says Known/Unknown). */
+    /**
+     * eth_sendTransaction from a dev account (signed by its key) or an impersonated one, then the
+     * wait of eth_sendRawTransactionSync, with its timeout and errors.
+     */
+    eth_sendTransactionSync: async (params) => {
+      expectArgs(params, 1, 2)
+      const req = parseCallRequest(params[0])
+      const timeout = parseSyncTimeout(params[1])
+      return receiptOf(await node.sendTransaction(req), timeout)
+    },
+
+    /**
+     * pcnode's richer companion to base_transactionStatus (which only says Known/Unknown): pending,
+     * preconfirmed, confirmed, or dropped (a pre-confirmation an injected fault took back, until the
+     * transaction is in the pool again).
+     */
     pcnode_transactionStatus: (params) => {
       expectArgs(params, 1, 1)
       const hash = parseHash(params[0], 'hash')
@@ -129,7 +161,18 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
         if (t.block.sealed) out.blockHash = toData(t.block.hash)
         return out
       }
-      return { status: node.isPooled(hash) ? 'pending' : 'unknown' }
+      if (node.isPooled(hash)) return { status: 'pending' }
+      const drop = node.faults.dropRecord(hash)
+      if (drop) {
+        return {
+          status: 'dropped',
+          blockNumber: toQuantity(drop.blockNumber),
+          flashblockIndex: toQuantity(drop.flashblockIndex),
+          reason: drop.reason,
+          requeued: drop.requeued,
+        }
+      }
+      return { status: 'unknown' }
     },
 
     eth_newFilter: (params) => {

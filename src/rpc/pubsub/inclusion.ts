@@ -1,9 +1,12 @@
-// The waits behind eth_sendRawTransactionSync: a transaction's pre-confirmation (or the sequencer
-// dropping it), from the node's events.
+// The waits behind eth_sendRawTransactionSync and eth_sendTransactionSync: a transaction's
+// pre-confirmation, its sealed block while flashblocks are halted (Base's races the flashblock
+// stream against the canonical chain), or the sequencer dropping it, from the node's events.
 import { hexKey } from '../../node/bytes.js'
 import type { DevNode } from '../../node/node.js'
 import type { IncludedTx, PoolTxInfo } from '../../node/types.js'
 import { EventDemand } from './demand.js'
+
+const WAIT_EVENTS = ['flashblock', 'block', 'dropped'] as const
 
 /** How an eth_sendRawTransactionSync wait ended. */
 export type InclusionResult = { tx: IncludedTx } | { dropped: string } | { timeout: true }
@@ -18,7 +21,8 @@ export class InclusionWaiters {
 
   constructor(private readonly node: DevNode) {
     this.demand = new EventDemand(node.events, {
-      flashblock: (e) => this.onFlashblock(e.txs),
+      flashblock: (e) => this.onIncluded(e.txs),
+      block: (e) => this.onIncluded(e.block.txs),
       dropped: (e) => this.onDropped(e.info, e.reason),
     })
   }
@@ -41,16 +45,14 @@ export class InclusionWaiters {
       const k = hexKey(hash)
       let set = this.waiters.get(k)
       if (!set) this.waiters.set(k, (set = new Set()))
-      this.demand.acquire('flashblock')
-      this.demand.acquire('dropped')
+      for (const event of WAIT_EVENTS) this.demand.acquire(event)
       const waiter: Waiter = {
         done: (result) => {
           clearTimeout(timer)
           const current = this.waiters.get(k)
           if (!current?.delete(waiter)) return
           if (current.size === 0) this.waiters.delete(k)
-          this.demand.release('flashblock')
-          this.demand.release('dropped')
+          for (const event of WAIT_EVENTS) this.demand.release(event)
           resolve(result)
         },
       }
@@ -60,7 +62,7 @@ export class InclusionWaiters {
     })
   }
 
-  private onFlashblock(txs: IncludedTx[]): void {
+  private onIncluded(txs: IncludedTx[]): void {
     if (this.waiters.size === 0) return
     for (const t of txs) {
       const waiting = this.waiters.get(hexKey(t.tx.hash))

@@ -1,6 +1,14 @@
 // eth_subscribe over WebSocket (geth's and reth's pubsub, plus Base's flashblock kinds). Fed by
 // the node's events, never by polling; each notification's JSON is built once per event and shared
 // by every subscriber.
+//
+// Pre-confirmation faults (node/faults/): a restarted stream shows on newFlashblocks (flashblock 0
+// again), but its transactions and logs that were already announced are not sent again. A dropped
+// pre-confirmation is announced nowhere by default, as Base's RPC announces nothing (its followers
+// see the sealed block without it); with the node's notifyDropped setting, pendingLogs sends its
+// logs again with `removed: true` (geth's reorg flag) and newFlashblockTransactions sends it with
+// `removed: true` and the reason.
+import { hexKey } from '../../node/bytes.js'
 import type { DevNode } from '../../node/node.js'
 import type { BlockRecord, IncludedTx, LogEntry, LogFilter, PoolTxInfo } from '../../node/types.js'
 import type { RpcConnection } from '../dispatch.js'
@@ -27,18 +35,20 @@ export interface SubscriptionOptions {
   payload?: boolean
   /** logs / pendingLogs: address and topics (block ranges are ignored, as for geth's logs subscription). */
   filter?: LogFilter
+  /** newFlashblockTransactions with a log filter: full transactions with at least one matching log. */
+  txFilter?: LogFilter
 }
 
 /** Notifications held for a subscription whose id has not reached its client yet. */
 const MAX_HELD = 10_000
 
-const EVENTS_OF: Record<SubscriptionKind, EventName> = {
-  newHeads: 'block',
-  logs: 'block',
-  newPendingTransactions: 'pendingTx',
-  newFlashblocks: 'flashblock',
-  newFlashblockTransactions: 'flashblock',
-  pendingLogs: 'flashblock',
+const EVENTS_OF: Record<SubscriptionKind, EventName[]> = {
+  newHeads: ['block'],
+  logs: ['block'],
+  newPendingTransactions: ['pendingTx'],
+  newFlashblocks: ['flashblock'],
+  newFlashblockTransactions: ['flashblock', 'preconfDropped'],
+  pendingLogs: ['flashblock', 'preconfDropped'],
 }
 
 interface Connection {
@@ -53,6 +63,8 @@ interface Subscription {
   full: boolean
   payload: boolean
   match: (log: LogEntry) => boolean
+  /** newFlashblockTransactions with a log filter: whether a transaction has a matching log. */
+  txMatch?: (t: IncludedTx) => boolean
   /** Notifications held until the eth_subscribe reply has been sent (geth does the same). */
   held?: string[]
 }
@@ -64,9 +76,12 @@ export class WsSubscriptions {
 
   constructor(private readonly node: DevNode) {
     this.demand = new EventDemand(node.events, {
-      flashblock: (e) => this.onFlashblock(e.block, e.index, e.txs),
+      flashblock: (e) => this.onFlashblock(e.block, e.index, e.txs, e.replayed),
       block: (e) => this.onBlock(e.block),
       pendingTx: (info) => this.onPendingTx(info),
+      preconfDropped: (e) => {
+        if (e.notify) this.onPreconfDropped(e.tx, e.reason, e.requeued)
+      },
     })
   }
 
@@ -103,9 +118,13 @@ export class WsSubscriptions {
       match: logMatcher(options.filter),
       held: [],
     }
+    if (options.txFilter) {
+      const match = logMatcher(options.txFilter)
+      sub.txMatch = (t) => t.receipt.logs.some(match)
+    }
     owner.subs.set(sub.id, sub)
     this.byKind.get(kind)?.add(sub)
-    this.demand.acquire(EVENTS_OF[kind])
+    for (const event of EVENTS_OF[kind]) this.demand.acquire(event)
     const activate = () => {
       const held = sub.held ?? []
       sub.held = undefined
@@ -130,7 +149,7 @@ export class WsSubscriptions {
     sub.owner.subs.delete(sub.id)
     this.byKind.get(sub.kind)?.delete(sub)
     sub.held = undefined
-    this.demand.release(EVENTS_OF[sub.kind])
+    for (const event of EVENTS_OF[sub.kind]) this.demand.release(event)
   }
 
   private dropConnection(owner: Connection): void {
@@ -170,7 +189,7 @@ export class WsSubscriptions {
     }
   }
 
-  private onFlashblock(block: BlockRecord, index: number, txs: IncludedTx[]): void {
+  private onFlashblock(block: BlockRecord, index: number, txs: IncludedTx[], replayed?: ReadonlySet<string>): void {
     const blocks = this.byKind.get('newFlashblocks') as Set<Subscription>
     if (blocks.size > 0) {
       const cache: Partial<Record<'payload' | 'full' | 'hashes', string>> = {}
@@ -184,20 +203,54 @@ export class WsSubscriptions {
         this.notify(sub, json)
       }
     }
-    if (txs.length === 0) return
+    // A restarted stream carries again what its followers were told of: each item once per block.
+    const fresh = replayed ? txs.filter((t) => !replayed.has(hexKey(t.tx.hash))) : txs
+    if (fresh.length === 0) return
+    this.notifyTxs(
+      fresh,
+      (t) => formatTxWithReceipt(t),
+      (t) => toData(t.tx.hash),
+    )
+    const logSubs = this.byKind.get('pendingLogs') as Set<Subscription>
+    if (logSubs.size > 0) this.notifyLogs(logSubs, blockLogs(fresh))
+  }
+
+  /** newFlashblockTransactions: a hash, or the full object (with a log filter: if one of its logs matches). */
+  private notifyTxs(txs: IncludedTx[], full: (t: IncludedTx) => unknown, hash: (t: IncludedTx) => unknown): void {
     const txSubs = this.byKind.get('newFlashblockTransactions') as Set<Subscription>
-    if (txSubs.size > 0) {
-      let hashes: string[] | undefined
-      let full: string[] | undefined
-      for (const sub of txSubs) {
-        const list = sub.full
-          ? (full ??= txs.map((t) => JSON.stringify(formatTxWithReceipt(t))))
-          : (hashes ??= txs.map((t) => `"${toData(t.tx.hash)}"`))
-        for (const json of list) this.notify(sub, json)
+    if (txSubs.size === 0) return
+    const fullJson = new Map<IncludedTx, string>()
+    const hashJson = new Map<IncludedTx, string>()
+    const once = (cache: Map<IncludedTx, string>, t: IncludedTx, make: (t: IncludedTx) => unknown) => {
+      let json = cache.get(t)
+      if (json === undefined) cache.set(t, (json = JSON.stringify(make(t))))
+      return json
+    }
+    for (const sub of txSubs) {
+      for (const t of txs) {
+        if (sub.txMatch && !sub.txMatch(t)) continue
+        this.notify(sub, sub.full ? once(fullJson, t, full) : once(hashJson, t, hash))
       }
     }
+  }
+
+  /** pcnode's explicit drop notification (opt-in, see the top of this file). */
+  private onPreconfDropped(t: IncludedTx, reason: string, requeued: boolean): void {
+    const dropped = { removed: true, reason, requeued }
+    this.notifyTxs(
+      [t],
+      (x) => ({ ...formatTxWithReceipt(x), ...dropped }),
+      (x) => ({ hash: toData(x.tx.hash), ...dropped }),
+    )
     const logSubs = this.byKind.get('pendingLogs') as Set<Subscription>
-    if (logSubs.size > 0) this.notifyLogs(logSubs, blockLogs(txs))
+    if (logSubs.size === 0) return
+    const logs = blockLogs([t])
+    for (const sub of logSubs) {
+      for (const item of logs) {
+        if (sub.match(item.log))
+          this.notify(sub, JSON.stringify({ ...formatLog(item.log, item.tx, item.logIndex), removed: true }))
+      }
+    }
   }
 
   private onPendingTx(info: PoolTxInfo): void {
