@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: pcnode and anvil side by side on this machine, in one run, as ratios.
 //
-//   node bench/bench.mjs [--quick] [--only boot,latency,throughput,burst,estimate,simulate,trace,memory,scale]
+//   node bench/bench.mjs [--quick] [--only boot,latency,throughput,burst,estimate,simulate,trace,memory,scale,fork]
 //                        [--json out.json] [--anvil PATH] [--pcnode-node-args "--cpu-prof ..."]
 //                        [--no-anvil] [--burst-bound-s S] [--help]
 //
@@ -1784,7 +1784,7 @@ function buildReport(results) {
       const aq = r('anvil', phase, 'requests')
       L.push(
         line(
-          `upstream requests (start + workload), ${phase}`,
+          `upstream requests, ${phase} (all)`,
           { name: 'pcnode', value: pq },
           [{ name: 'anvil', value: aq }],
           '',
