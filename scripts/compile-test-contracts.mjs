@@ -6,6 +6,7 @@ import solc from 'solc'
 /** [source file, artifact file, [contract, export prefix]...] */
 const UNITS = [
   ['Counter.sol', 'counter.ts', [['Counter', 'counter']]],
+  ['Token.sol', 'token.ts', [['Token', 'token']]],
   [
     'Tracing.sol',
     'tracing.ts',

@@ -10,6 +10,8 @@ import { startRpcServer } from './rpc/server.js'
 export type { AppContext, AppServerOptions, StartedAppServer, VerifyMode } from './app/server.js'
 export { type PcnodeChainOptions, pcnodeChain } from './chain.js'
 export type { DevAccount } from './node/accounts.js'
+export type { ForkStats } from './node/fork/fork.js'
+export type { ForkOptions, UpstreamOptions } from './node/fork/options.js'
 export type { NodeOptions } from './node/options.js'
 export { DEFAULT_MNEMONIC, DEFAULTS } from './node/options.js'
 
@@ -32,12 +34,17 @@ export interface StartedNode {
  * answers eth_chainId and the other static methods at once; the rest wait for the engine.
  */
 export async function startNode(options: NodeOptions = {}): Promise<StartedNode> {
-  const resolved = resolveOptions(options)
+  const modules = Promise.all([import('./node/node.js'), import('./rpc/methods/index.js')])
+  modules.catch(() => {})
+  // A fork's chain id (and profile) are the upstream's: asked before the server answers eth_chainId
+  // (while the engine's modules load).
+  const fork = options.fork ? await connectFork(options) : undefined
+  const resolved = resolveOptions(fork ? fork.options : options)
   // Internal errors (a bug in pcnode, never the caller's input) are logged whatever `silent` says.
   const logError = resolved.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
   const backend = (async () => {
-    const [{ DevNode }, { methodTable }] = await Promise.all([import('./node/node.js'), import('./rpc/methods/index.js')])
-    const node = await DevNode.create(resolved)
+    const [{ DevNode }, { methodTable }] = await modules
+    const node = await DevNode.create(resolved, fork?.fork)
     return { node, table: methodTable(node) as MethodTable }
   })()
   backend.catch(() => {})
@@ -73,6 +80,15 @@ export async function startNode(options: NodeOptions = {}): Promise<StartedNode>
       return stopped
     },
   }
+}
+
+async function connectFork(options: NodeOptions) {
+  const [{ Fork }, { forkDefaults, forkLog }] = await Promise.all([
+    import('./node/fork/fork.js'),
+    import('./node/fork/genesis.js'),
+  ])
+  const fork = await Fork.connect(options.fork as NonNullable<NodeOptions['fork']>, options.dataDir ?? '', forkLog(options))
+  return { fork, options: forkDefaults(options, fork) }
 }
 
 /**

@@ -1,9 +1,11 @@
 // `pcnode start` as a user runs it (the built CLI): a start that fails says why and exits at once;
-// the fault flags show in the banner and each injected fault is logged.
+// the fault flags show in the banner and each injected fault is logged; a fork's banner and exit line.
 import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startNode } from '../src/index.js'
 import { BIN, pcnode, ROOT } from './cli.js'
+import { until } from './helpers.js'
 
 describe('pcnode start', () => {
   let busy: Server
@@ -67,6 +69,51 @@ describe('pcnode start with pre-confirmation faults', () => {
     } finally {
       child.kill('SIGTERM')
       await exited
+    }
+  })
+})
+
+describe('pcnode start --fork-url', () => {
+  it('prints the fork (keys redacted) and, on exit, what it asked the upstream', async () => {
+    const upstream = await startNode({ port: 0, chainId: 8453 })
+    const key = 'k3yK3yK3yK3yK3yK3yK3yK3y'
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'start',
+        '--port',
+        '0',
+        '--no-app',
+        '--fork-url',
+        `${upstream.rpcUrl}/v2/${key}`,
+        '--fork-block-number',
+        '-0',
+        '--no-fork-cache',
+      ],
+      { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+    })
+    child.stderr.on('data', (d) => {
+      out += d
+    })
+    try {
+      await until(() => /WebSocket/.test(out), 20_000, 'the banner')
+      expect(out).toContain(`Upstream:          ${upstream.rpcUrl}/v2/***`)
+      expect(out).not.toContain(key)
+      expect(out).toMatch(/Fork block:\s+\d+ \(0x[0-9a-f]{64}\)/)
+      expect(out).toMatch(/Chain ID:\s+8453/)
+      expect(out).toContain('Cache:             off (--no-fork-cache)')
+      const exited = new Promise<number | null>((done) => child.once('exit', done))
+      child.kill('SIGTERM')
+      expect(await exited).toBe(0)
+      expect(out).toMatch(/fork: \d+ upstream requests \(.*eth_getAccountInfo \d+.*\), \d+ cache hits, [\d.]+ KiB read/)
+    } finally {
+      child.kill('SIGKILL')
+      await upstream.stop()
     }
   })
 })

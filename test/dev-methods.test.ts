@@ -1,6 +1,7 @@
 // Test-client control through viem's test actions (createTestClient, modes anvil / hardhat /
 // ganache) against real nodes: setters, mining, time, snapshots, impersonation, mining modes,
 // dropping, reset, dump and load.
+import { type AddressInfo, createServer } from 'node:net'
 import {
   type Address,
   createWalletClient,
@@ -533,8 +534,17 @@ describe('dev methods: dropping, reset, dump and load', () => {
     await waitForReceipt(node, hash)
     await test.mine({ blocks: 1 })
     expect(await blockNumber(node)).toBe(1n)
-    const forking = await node.rpc('anvil_reset', [{ forking: { jsonRpcUrl: 'http://example.invalid' } }])
-    expect(forking.error.message).toMatch(/forking is not supported/)
+    // A fork that cannot be reached changes nothing (test/fork.test.ts forks a real one).
+    const closed = createServer()
+    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done))
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/`
+    await new Promise<void>((done) => closed.close(() => done()))
+    const forking = await node.rpc('anvil_reset', [{ forking: { jsonRpcUrl: url } }])
+    expect(forking.error).toMatchObject({ code: -32000 })
+    expect(forking.error.message).toBe(
+      `fork: eth_chainId failed on upstream ${url}: fetch failed (ECONNREFUSED) (reading the chain id)`,
+    )
+    expect(await blockNumber(node)).toBe(1n)
   })
 })
 

@@ -32,6 +32,10 @@ interface StartFlags extends AppFlags {
   l1BaseFee: bigint
   l1BlobBaseFee: bigint
   l1FeeScalars: [bigint, bigint]
+  forkUrl: string[]
+  forkBlockNumber?: bigint
+  forkChainId?: number
+  forkCache: boolean
   preconfDropRate: number
   preconfSeed: number
   preconfJitter: number
@@ -39,13 +43,24 @@ interface StartFlags extends AppFlags {
   preconfDropNotify?: boolean
 }
 
-/** Flags left at their default take the profile's value (block times) and the genesis file's chain id. */
-function applyProfileDefaults(flags: StartFlags, command: Command): void {
-  const profile = getProfile(flags.profile)
+/**
+ * Flags left at their default take the profile's value (block times) and the genesis file's chain
+ * id; on a fork, the upstream's chain id and profile (so the block times wait for it too).
+ */
+function applyProfileDefaults(flags: StartFlags, command: Command): Array<keyof StartFlags> {
   const unset = (name: string) => command.getOptionValueSource(name) === 'default'
+  if (flags.forkUrl.length > 0) {
+    const fromFork: Array<keyof StartFlags> = []
+    for (const name of ['chainId', 'profile', 'blockTime', 'preconfInterval', 'gasLimit', 'baseFee'] as const) {
+      if (unset(name)) fromFork.push(name)
+    }
+    return fromFork
+  }
+  const profile = getProfile(flags.profile)
   if (unset('blockTime')) flags.blockTime = profile.blockTime
   if (unset('preconfInterval')) flags.preconfInterval = profile.preconfInterval
   if (flags.genesis && unset('chainId')) flags.chainId = genesisChainId(flags.genesis)
+  return []
 }
 
 export function registerStart(program: Command): void {
@@ -133,6 +148,24 @@ export function registerStart(program: Command): void {
           `${DEFAULTS.l1BaseFeeScalar},${DEFAULTS.l1BlobBaseFeeScalar}`,
         ),
     )
+    // Fork mode (README "Fork a live chain"): the node starts from a live chain's block, reading its state lazily.
+    .option(
+      '--fork-url <url>',
+      'fork the chain at this JSON-RPC URL (repeat it: the URLs share the load and take over from one that fails)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      '--fork-block-number <n>',
+      "the block to fork at; negative: the upstream's latest minus n (default: its latest)",
+      parseForkBlock,
+    )
+    .option(
+      '--fork-chain-id <id>',
+      "the upstream's chain id, not asked: with the fork block cached the node starts with no upstream at all",
+      parseInteger('fork chain id', 1),
+    )
+    .option('--no-fork-cache', 'keep nothing read from the fork on disk')
     // Pre-confirmation faults (src/node/faults, README "Pre-confirmation faults"): each one is logged as it happens.
     .option(
       '--preconf-drop-rate <rate>',
@@ -159,12 +192,19 @@ export function registerStart(program: Command): void {
     .option('--silent', 'print nothing but errors')
     .option('--json', 'print one JSON line with the node details once ready (for scripts)')
     .action(async (flags: StartFlags, command: Command) => {
-      applyProfileDefaults(flags, command)
-      await runStart(flags)
+      const fromFork = applyProfileDefaults(flags, command)
+      await runStart(flags, fromFork)
     })
 }
 
-async function runStart(flags: StartFlags): Promise<void> {
+/** --fork-block-number: an integer, negative meaning the upstream's latest minus that many. */
+function parseForkBlock(value: string): bigint {
+  if (!/^-?(?:\d+|0x[0-9a-fA-F]+)$/.test(value))
+    throw new InvalidArgumentError(`fork block number must be an integer, got ${value}`)
+  return value.startsWith('-') ? -BigInt(value.slice(1)) : BigInt(value)
+}
+
+async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = []): Promise<void> {
   const quiet = flags.silent || flags.json
   // chalk and ora load only when there is something to show: boot time is measured with --silent.
   const spinner = quiet ? undefined : (await import('ora')).default({ text: 'Starting pcnode…', stream: process.stdout }).start()
@@ -192,6 +232,15 @@ async function runStart(flags: StartFlags): Promise<void> {
     l1BlobBaseFee: flags.l1BlobBaseFee,
     l1BaseFeeScalar: flags.l1FeeScalars[0],
     l1BlobBaseFeeScalar: flags.l1FeeScalars[1],
+    fork:
+      flags.forkUrl.length > 0
+        ? {
+            url: flags.forkUrl,
+            blockNumber: flags.forkBlockNumber,
+            chainId: flags.forkChainId,
+            cache: flags.forkCache,
+          }
+        : undefined,
     preconfDropRate: flags.preconfDropRate,
     preconfSeed: flags.preconfSeed,
     preconfJitter: flags.preconfJitter,
@@ -200,6 +249,8 @@ async function runStart(flags: StartFlags): Promise<void> {
     silent: quiet,
     logger: (line) => console.error(line),
   }
+  // On a fork these come from the upstream (chain id, profile) and its block (gas limit, base fee).
+  for (const name of fromFork) delete (options as Record<string, unknown>)[name]
   let started: StartedNode
   try {
     const { startNode } = await import('../index.js')
@@ -216,6 +267,7 @@ async function runStart(flags: StartFlags): Promise<void> {
   }
   spinner?.succeed(`pcnode listening on ${started.rpcUrl}`)
   if (flags.json) {
+    const fork = started.node.fork
     console.log(
       JSON.stringify({
         rpcUrl: started.rpcUrl,
@@ -223,6 +275,16 @@ async function runStart(flags: StartFlags): Promise<void> {
         chainId: started.chainId,
         accounts: started.accounts,
         appUrl: app?.url,
+        ...(fork
+          ? {
+              fork: {
+                upstream: fork.upstream.names,
+                blockNumber: Number(fork.number),
+                blockHash: fork.point.hash,
+                cache: fork.cache.file ?? null,
+              },
+            }
+          : {}),
       }),
     )
   } else if (!flags.silent) {
@@ -234,11 +296,13 @@ async function runStart(flags: StartFlags): Promise<void> {
     if (!quiet) console.log(`\n${signal} received, stopping…`)
     try {
       await app?.stop()
-      await started.stop() // writes the state file (--state / --data-dir)
+      await started.stop() // writes the state file (--state / --data-dir) and the fork's cache
     } catch (error) {
       console.error(`pcnode: ${(error as Error).message}`)
       process.exit(1)
     }
+    const fork = started.node.fork
+    if (fork && !flags.silent) console.log(forkStatsLine(fork))
     process.exit(0)
   }
   process.once('SIGINT', () => void stop('SIGINT'))
@@ -273,35 +337,47 @@ function banner(
   for (const [i, a] of started.accounts.entries()) lines.push(`(${i}) ${a.privateKey}`)
   lines.push('', title('Wallet'), title('=================='))
   lines.push(`Mnemonic:          ${flags.mnemonic}`, "Derivation path:   m/44'/60'/0'/0/")
+  const { options } = started.node
+  const fork = started.node.fork
+  if (fork) lines.push(...forkBanner(chalk, fork))
   lines.push('', title('Chain'), title('=================='))
   lines.push(`Chain ID:          ${started.chainId}`)
+  lines.push(`Profile:           ${options.profile}`)
   lines.push(`Hardfork:          ${flags.hardfork}`)
-  lines.push(`Block gas limit:   ${flags.gasLimit}`)
-  lines.push(`Base fee:          ${flags.baseFee} wei`)
-  if (getProfile(flags.profile).opStack) {
+  if (fork) {
+    const head = started.node.chain.head.header
+    lines.push(`Block gas limit:   ${head.gasLimit} (the fork block's)`)
+    lines.push(`Base fee:          ${head.baseFeePerGas} wei (the fork block's; then the chain's rules)`)
+  } else {
+    lines.push(`Block gas limit:   ${flags.gasLimit}`)
+    lines.push(`Base fee:          ${flags.baseFee} wei`)
+  }
+  if (getProfile(options.profile).opStack && !fork) {
     // OP-stack blocks (README "Base blocks"): every block opens with the L1-info deposit.
     lines.push(
       `L1 fees:           base fee ${flags.l1BaseFee} wei, blob base fee ${flags.l1BlobBaseFee} wei, scalars ${flags.l1FeeScalars.join(',')}`,
     )
   }
   if (flags.mining) {
-    lines.push(`Block time:        ${flags.blockTime} ms`)
+    lines.push(`Block time:        ${options.blockTime} ms`)
     lines.push(
-      `Pre-confirmation:  ${flags.preconfInterval === 0 ? 'each transaction as it arrives' : `every ${flags.preconfInterval} ms`}`,
+      `Pre-confirmation:  ${options.preconfInterval === 0 ? 'each transaction as it arrives' : `every ${options.preconfInterval} ms`}`,
     )
   } else {
     lines.push(`Mining:            off (--no-mining)`)
   }
   const faults = faultsLine(flags)
   if (faults) lines.push(`Faults:            ${faults}`)
-  // Genesis predeploys (src/node/predeploys.ts), the same addresses on every chain id.
-  lines.push('', title('Predeploys'), title('=================='))
-  lines.push(`Wallet factory:    ${predeploys.WALLET_FACTORY_ADDRESS} (PcnodeWalletFactory)`)
-  lines.push(`Wallet impl.:      ${predeploys.WALLET_IMPLEMENTATION_ADDRESS} (PcnodeSmartWallet)`)
-  lines.push(`P256VERIFY:        0x0000000000000000000000000000000000000100 (precompile)`)
-  if (getProfile(flags.profile).opStack) {
-    lines.push(`L1Block:           0x4200000000000000000000000000000000000015`)
-    lines.push(`GasPriceOracle:    0x420000000000000000000000000000000000000F`)
+  // Genesis predeploys (src/node/predeploys.ts), the same addresses on every chain id (a fork has the upstream's contracts).
+  if (!fork) {
+    lines.push('', title('Predeploys'), title('=================='))
+    lines.push(`Wallet factory:    ${predeploys.WALLET_FACTORY_ADDRESS} (PcnodeWalletFactory)`)
+    lines.push(`Wallet impl.:      ${predeploys.WALLET_IMPLEMENTATION_ADDRESS} (PcnodeSmartWallet)`)
+    lines.push(`P256VERIFY:        0x0000000000000000000000000000000000000100 (precompile)`)
+    if (getProfile(options.profile).opStack) {
+      lines.push(`L1Block:           0x4200000000000000000000000000000000000015`)
+      lines.push(`GasPriceOracle:    0x420000000000000000000000000000000000000F`)
+    }
   }
   if (started.node.dev.stateFile) lines.push('', `State file:        ${started.node.dev.stateFile}`)
   lines.push('', `${chalk.green('RPC')}        ${started.rpcUrl}`, `${chalk.green('WebSocket')}  ${started.wsUrl}`, '')
@@ -315,6 +391,32 @@ function banner(
     )
   }
   return lines.join('\n')
+}
+
+/** The Fork section: the upstream (keys redacted), the fork block, where its reads are kept. */
+function forkBanner(chalk: ChalkInstance, fork: NonNullable<StartedNode['node']['fork']>): string[] {
+  const title = chalk.bold.cyan
+  const lines = ['', title('Fork'), title('==================')]
+  for (const name of fork.upstream.names) lines.push(`Upstream:          ${name}`)
+  lines.push(`Fork block:        ${fork.number} (${fork.point.hash})`)
+  lines.push(`Upstream chain ID: ${fork.chainId}`)
+  const { accounts, slots } = fork.cache.loaded
+  lines.push(
+    fork.cache.file
+      ? `Cache:             ${fork.cache.file} (${accounts} accounts, ${slots} slots from earlier runs)`
+      : 'Cache:             off (--no-fork-cache)',
+  )
+  return lines
+}
+
+/** What the fork asked its upstream, printed on exit (and served by pcnode_forkStats). */
+function forkStatsLine(fork: NonNullable<StartedNode['node']['fork']>): string {
+  const s = fork.stats()
+  const methods = Object.entries(s.byMethod)
+    .sort((a, b) => b[1] - a[1])
+    .map(([m, n]) => `${m} ${n}`)
+    .join(', ')
+  return `fork: ${s.upstreamRequests} upstream requests${methods ? ` (${methods})` : ''}, ${s.cacheHits} cache hits, ${(s.bytesRead / 1024).toFixed(1)} KiB read${s.retries ? `, ${s.retries} retries` : ''}${s.failures ? `, ${s.failures} failed` : ''}`
 }
 
 /**

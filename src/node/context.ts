@@ -6,6 +6,7 @@ import type { Cheats } from './dev/cheats.js'
 import type { DevClock } from './dev/time.js'
 import type { Engine } from './engine/index.js'
 import type { NodeEvents } from './events.js'
+import type { Fork } from './fork/fork.js'
 import type { PreconfHints } from './hints.js'
 import type { OpStack } from './opstack/opstack.js'
 import type { ResolvedOptions } from './options.js'
@@ -31,6 +32,8 @@ export interface NodeContext {
   readonly hints: PreconfHints
   /** Impersonated senders (anvil_impersonateAccount). */
   readonly cheats: Cheats
+  /** The live chain this node forks (--fork-url), if any; anvil_reset may move it. */
+  fork: Fork | undefined
   /** Where the node's log lines go (nowhere in silent mode). */
   readonly log: (line: string) => void
   /** Where failures nobody awaits go (a sequencer tick, a state-file write): always shown. */

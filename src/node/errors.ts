@@ -54,3 +54,32 @@ export class RevertError extends NodeError {
     this.code = code
   }
 }
+
+/**
+ * A fork's upstream could not answer (down, timing out, rate-limiting past every retry): -32000,
+ * the message naming the upstream (key redacted) and the reason. The node keeps serving the rest.
+ */
+export class UpstreamError extends NodeError {
+  constructor(
+    message: string,
+    /** The upstream answered, refusing (a JSON-RPC error), rather than could not be reached. */
+    readonly refused = false,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * A fork's upstream answered with a JSON-RPC error: passed on as it came (a call at a block
+ * before the fork that reverts upstream reverts here, code 3 and data as the upstream sent them).
+ */
+export class UpstreamRpcError extends NodeError {
+  override readonly code: number
+  /** The upstream's `data`, as it sent it. */
+  readonly upstreamData: unknown
+  constructor(code: number, message: string, data?: unknown) {
+    super(message, typeof data === 'string' ? data : undefined)
+    this.code = code
+    this.upstreamData = data
+  }
+}

@@ -52,7 +52,8 @@ export function feeHistory(
 ): FeeHistory {
   const last = chain.resolve(newest)
   const lastNumber = last.header.number
-  const first = lastNumber - BigInt(count) + 1n > 0n ? lastNumber - BigInt(count) + 1n : 0n
+  // From the chain's first block at most (a fork's fee history before it is not served).
+  const first = lastNumber - BigInt(count) + 1n > chain.first ? lastNumber - BigInt(count) + 1n : chain.first
   const out: FeeHistory = { oldestBlock: first, baseFeePerGas: [], gasUsedRatio: [], baseFeePerBlobGas: [], blobGasUsedRatio: [] }
   if (percentiles) out.reward = []
   const maxBlobGas = engine.maxBlobGasPerBlock()

@@ -18,6 +18,8 @@ import { estimateGas } from './execution/estimate.js'
 import { checkSimulateInput, type SimulatedBlock, type SimulateInput, simulate } from './execution/simulate/index.js'
 import { PreconfFaults } from './faults/faults.js'
 import { type FeeHistory, feeHistory, SUGGESTED_TIP } from './fees.js'
+import { Fork } from './fork/fork.js'
+import { type Alloc, forkDefaults, forkLog } from './fork/genesis.js'
 import { l1FeesOf, writeGenesis } from './genesis/genesis.js'
 import { PreconfHints } from './hints.js'
 import { OpStack } from './opstack/opstack.js'
@@ -70,6 +72,7 @@ export class DevNode {
   private constructor(
     ctx: NodeContext,
     readonly accounts: DevAccount[],
+    alloc: Alloc,
   ) {
     this.ctx = ctx
     ;({ events: this.events, chain: this.chain, pool: this.pool, engine: this.engine, options: this.options } = ctx)
@@ -80,16 +83,18 @@ export class DevNode {
       pendingBaseFee: () => this.pendingBaseFee(),
     })
     this.persistence = new Persistence(ctx)
-    this.dev = new DevControl(ctx, this.persistence, this.admission)
+    this.dev = new DevControl(ctx, this.persistence, this.admission, alloc)
     // BLOCKHASH: sealed blocks only, within the opcode's 256-block window (checked by the EVM).
-    ctx.engine.blockHashes.lookup = (n) => this.chain.blocks[Number(n)]?.hash
+    ctx.engine.blockHashes.lookup = (n) => this.chain.byNumber(n)?.hash
     this.pruner = this.startPruning()
     this.debug = new Debugger(ctx, (block) => this.blockHash(block))
     this.faults = new PreconfFaults(ctx, faultSettingsOf(ctx.options))
   }
 
-  static async create(input: NodeOptions = {}): Promise<DevNode> {
-    const options = resolveOptions(input)
+  /** A node; with `fork` (startNode connects first, to know the chain id), that fork's. */
+  static async create(input: NodeOptions = {}, connected?: Fork): Promise<DevNode> {
+    const fork = connected ?? (input.fork ? await Fork.connect(input.fork, input.dataDir ?? '', forkLog(input)) : undefined)
+    const options = resolveOptions(fork ? forkDefaults(input, fork) : input)
     const engine = await Engine.create(options)
     const accounts = deriveAccounts(options.mnemonic, options.accounts)
     const chain = new Chain()
@@ -98,7 +103,7 @@ export class DevNode {
       balance: options.balance,
     }))
     const profile = getProfile(options.profile)
-    await writeGenesis(engine, chain, options, alloc, profile.opStack)
+    await writeGenesis(engine, chain, options, alloc, profile.opStack, fork)
     const logError = options.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
     const log = options.silent ? () => {} : logError
     // Solidity console.log in transactions and calls, printed as anvil and Hardhat do.
@@ -124,10 +129,11 @@ export class DevNode {
       clock: new DevClock(),
       hints: new PreconfHints(chain, log),
       cheats: new Cheats(),
+      fork,
       log,
       logError,
     }
-    const node = new DevNode(ctx, accounts)
+    const node = new DevNode(ctx, accounts, alloc)
     await node.persistence.init() // loads the state file (--state) before the first block opens
     await engine.queue.run(() => node.dev.snapshots.markInitial())
     if (options.mining) await sequencer.start()
@@ -157,9 +163,15 @@ export class DevNode {
     await this.pruner?.idle()
     try {
       await this.persistence.close() // the state file's final write
+      await this.ctx.fork?.close() // what was read from the fork's upstream, to its cache
     } finally {
       this.events.removeAllListeners()
     }
+  }
+
+  /** The fork this node runs on (--fork-url), if any. */
+  get fork(): Fork | undefined {
+    return this.ctx.fork
   }
 
   // --- blocks -------------------------------------------------------------------------------

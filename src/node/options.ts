@@ -2,6 +2,7 @@
 
 import { readFileSync } from 'node:fs'
 import { checkFaultSettings, DEFAULT_FAULT_SETTINGS, type PreconfFaultSettings } from './faults/settings.js'
+import type { ForkOptions } from './fork/options.js'
 import { BASE_L1_FEES } from './opstack/params.js'
 import { getProfile } from './profile.js'
 
@@ -53,6 +54,11 @@ export interface NodeOptions {
   /** OP stack: the L1 fee scalars (Ecotone and later), Base's by default. */
   l1BaseFeeScalar?: bigint
   l1BlobBaseFeeScalar?: bigint
+  /**
+   * Fork a live chain (README "Fork a live chain"): start from its block, read its state lazily.
+   * The chain id and profile default to the upstream's; gasLimit and baseFee come from the block.
+   */
+  fork?: ForkOptions
   /** Pre-confirmation faults (README "Pre-confirmation faults"): the fraction of pre-confirmed transactions left out of their block, 0..1. */
   preconfDropRate?: number
   /** Seed of the faults' random choices (uint32): the same seed drops the same transactions. */
@@ -69,7 +75,10 @@ export interface NodeOptions {
   logger?: (line: string) => void
 }
 
-export type ResolvedOptions = Required<Omit<NodeOptions, 'logger'>> & { logger?: (line: string) => void }
+export type ResolvedOptions = Required<Omit<NodeOptions, 'logger' | 'fork'>> & {
+  logger?: (line: string) => void
+  fork?: ForkOptions
+}
 
 export const DEFAULTS: ResolvedOptions = {
   port: 8545,
@@ -121,6 +130,8 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   const profileDefaults = { blockTime: profile.blockTime, preconfInterval: profile.preconfInterval }
   const resolved = { ...DEFAULTS, ...profileDefaults, ...fromGenesis, ...defined } as ResolvedOptions
   if (resolved.importFile && !resolved.genesisFile) throw new Error('--import needs --genesis')
+  if (resolved.fork && resolved.genesisFile) throw new Error('--fork-url and --genesis cannot be used together')
+  if (resolved.fork) checkFork(resolved.fork)
   if (fromGenesis.chainId !== undefined && resolved.chainId !== fromGenesis.chainId) {
     throw new Error(`--chain-id ${resolved.chainId} differs from the genesis file's chain id ${fromGenesis.chainId}`)
   }
@@ -133,6 +144,18 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   checkL1Fees(resolved)
   checkFaultSettings(faultSettingsOf(resolved))
   return resolved
+}
+
+function checkFork(fork: ForkOptions): void {
+  const urls = typeof fork.url === 'string' ? [fork.url] : fork.url
+  if (!Array.isArray(urls) || urls.length === 0 || !urls.every((u) => typeof u === 'string' && u.length > 0)) {
+    throw new Error('fork: a URL is needed (--fork-url)')
+  }
+  const n = fork.blockNumber
+  if (n !== undefined && !(typeof n === 'bigint' || Number.isSafeInteger(n))) throw new Error(`fork: invalid block number ${n}`)
+  if (fork.chainId !== undefined && (!Number.isSafeInteger(fork.chainId) || fork.chainId <= 0)) {
+    throw new Error(`fork: invalid chain id ${fork.chainId}`)
+  }
 }
 
 /** The L1 values fit L1Block's fields: fees in a uint256, scalars in a uint32. */

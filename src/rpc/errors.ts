@@ -1,6 +1,6 @@
 // JSON-RPC errors: codes and message texts as geth and reth send them, and the one mapping of
 // every error a handler throws to a response (anvil's ToRpcResponseResult).
-import { NodeError } from '../node/errors.js'
+import { NodeError, UpstreamRpcError } from '../node/errors.js'
 import { toData } from '../shared/hex.js'
 
 export const PARSE_ERROR = -32700
@@ -35,6 +35,8 @@ export const invalidParams = (message: string) => new RpcError(INVALID_PARAMS, m
  */
 export function toRpcError(error: unknown, log: (line: string) => void): RpcError {
   if (error instanceof RpcError) return error
+  // A fork's upstream's own error, passed on as it came (its data may be any JSON).
+  if (error instanceof UpstreamRpcError) return new RpcError(error.code, error.message, error.upstreamData)
   if (error instanceof NodeError) {
     const data = error.data instanceof Uint8Array ? toData(error.data) : error.data
     return new RpcError(error.code, error.message, data)

@@ -8,7 +8,10 @@ import type { BlockRecord, BlockRef, IncludedTx, LogFilter, MatchedLog } from '.
 export const MAX_LOGS = 10_000
 
 export class Chain {
+  /** Sealed blocks from `first` on: block 0 on a fresh chain, the fork block on a fork. */
   readonly blocks: BlockRecord[] = []
+  /** The number of blocks[0] (a fork's history before it is the upstream's: node/fork/). */
+  first = 0n
   private readonly byHash = new Map<string, BlockRecord>()
   private readonly txs = new Map<string, IncludedTx>()
   /** The block being pre-confirmed; undefined while no block is open (no mining). */
@@ -19,7 +22,9 @@ export class Chain {
   }
 
   addSealed(block: BlockRecord): void {
-    if (block.header.number !== BigInt(this.blocks.length)) throw new Error(`block ${block.header.number} out of order`)
+    if (this.blocks.length === 0) this.first = block.header.number
+    if (block.header.number !== this.first + BigInt(this.blocks.length))
+      throw new Error(`block ${block.header.number} out of order`)
     this.blocks.push(block)
     this.byHash.set(hexKey(block.hash), block)
     for (const t of block.txs) this.txs.set(hexKey(t.tx.hash), t)
@@ -95,6 +100,12 @@ export class Chain {
     else this.stateRoots.delete(block)
   }
 
+  /** The sealed block of number `n`, if the chain has it. */
+  byNumber(n: bigint): BlockRecord | undefined {
+    const i = n - this.first
+    return i >= 0n && i < BigInt(this.blocks.length) ? this.blocks[Number(i)] : undefined
+  }
+
   getTx(hash: Uint8Array): IncludedTx | undefined {
     return this.txs.get(hexKey(hash))
   }
@@ -114,7 +125,7 @@ export class Chain {
     if ('number' in ref) {
       // Sealed blocks only: the pre-confirmed block is reached through the "pending" tag, as on
       // geth and Base (a client waiting for block N must not see it before it is sealed).
-      const block = ref.number >= 0n && ref.number < BigInt(this.blocks.length) ? this.blocks[Number(ref.number)] : undefined
+      const block = this.byNumber(ref.number)
       if (!block) throw new BlockNotFoundError()
       return block
     }
@@ -151,7 +162,7 @@ export class Chain {
       if (from > to) throw new InvalidParamsError('invalid block range params')
       range = []
       for (let n = from; n <= to; n++) {
-        const block = this.pending && n === this.pending.header.number ? this.pending : this.blocks[Number(n)]
+        const block = this.pending && n === this.pending.header.number ? this.pending : this.byNumber(n)
         if (block) range.push(block)
       }
     }

@@ -4,6 +4,8 @@
 // file (storage/persistence.ts); everything that touches state runs in the engine queue.
 import type { NodeContext } from '../context.js'
 import { NodeError } from '../errors.js'
+import type { Alloc } from '../fork/genesis.js'
+import { connectRefork, refork } from '../fork/refork.js'
 import type { L1FeeParams } from '../opstack/params.js'
 import type { Admission } from '../pool/admission.js'
 import type { Persistence } from '../storage/persistence.js'
@@ -23,6 +25,8 @@ export class DevControl {
     private readonly ctx: NodeContext,
     private readonly persistence: Persistence,
     private readonly admission: Admission,
+    /** The dev accounts' funding, which a fork started again by anvil_reset gets too. */
+    private readonly alloc: Alloc,
   ) {
     this.snapshots = new Snapshots(ctx)
     this.edits = new StateEdits(ctx)
@@ -72,9 +76,24 @@ export class DevControl {
     return this.run(() => this.snapshots.revert(id))
   }
 
-  /** anvil_reset: back to the node as it started; snapshots and impersonations are forgotten. */
-  async reset(): Promise<void> {
-    await this.run(() => this.snapshots.reset())
+  /**
+   * anvil_reset: back to the node as it started; snapshots and impersonations are forgotten. With
+   * `forking`, on that fork instead (another block, or another upstream): connected first, so a
+   * fork that cannot be reached changes nothing.
+   */
+  async reset(forking?: { url?: string; blockNumber?: bigint }): Promise<void> {
+    if (forking) {
+      const fork = await connectRefork(this.ctx, forking)
+      await this.run(async () => {
+        await refork(this.ctx, fork, this.alloc)
+        this.snapshots.clear()
+        await this.snapshots.markInitial()
+        const { chain, sequencer, producer } = this.ctx
+        if (!chain.pending && sequencer.isRunning) await producer.open()
+      })
+    } else {
+      await this.run(() => this.snapshots.reset())
+    }
     this.ctx.cheats.clear()
   }
 

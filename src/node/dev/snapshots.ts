@@ -63,6 +63,11 @@ export class Snapshots {
     this.byId.clear()
   }
 
+  /** Forgets every snapshot (the node started again elsewhere: anvil_reset onto another fork). */
+  clear(): void {
+    this.byId.clear()
+  }
+
   /** State roots evm_revert and anvil_reset may go back to: state pruning keeps them. */
   heldStateRoots(): Uint8Array[] {
     const held = this.initial ? [this.initial, ...this.byId.values()] : [...this.byId.values()]

@@ -9,7 +9,7 @@ import { Account, Address } from '@ethereumjs/util'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import { bytesToHex, hexToBytes } from 'viem'
 import { parseTransaction, serializeTransaction } from 'viem/op-stack'
-import { TxRejectedError } from '../errors.js'
+import { NodeError, TxRejectedError } from '../errors.js'
 import type { TxRecord } from '../types.js'
 import type { BlockEnv } from './header.js'
 import { runTxIgnoringSenderCode } from './hooks/call-sender.js'
@@ -124,6 +124,8 @@ export async function runDeposit(
     })
     return { depositNonce, result }
   } catch (error) {
+    // The node's own failures (a fork's upstream down) are not the protocol refusing the deposit.
+    if (error instanceof NodeError) throw error
     const after = (await state.getAccount(from)) ?? new Account()
     after.nonce = depositNonce + 1n
     await state.putAccount(from, after)

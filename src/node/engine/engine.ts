@@ -14,15 +14,16 @@ import { isBlobNetworkWrapper } from './blob-wrapper.js'
 import { indexActivatedEips } from './commons.js'
 import { fastCrypto } from './crypto.js'
 import { type DepositInput, decodeDeposit, depositRecord, encodeDeposit } from './deposit.js'
+import { ForkLink, type ForkSource, ForkStateManager } from './fork-state.js'
 import { commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
 import { absentHeaderFields, BlockEnv, HeaderView, withdrawalRaw } from './header.js'
 import { installFastInterpreter } from './hooks/interpreter.js'
 import { SerialQueue } from './queue.js'
 import { DEPOSIT_TX_TYPE } from './receipts.js'
 import { selfCheck } from './selfcheck.js'
-import { FastStateManager, NodeStore } from './state.js'
-import { type AccountDump, dumpAccounts, writeAccounts } from './state-io.js'
-import { applySystemWrites, installSystemContracts } from './system.js'
+import { NodeStore } from './state.js'
+import { type AccountDump, dumpAccounts, type ForkDump, writeAccounts } from './state-io.js'
+import { applySystemWrites, BEACON_ROOTS_ADDRESS, HISTORY_ADDRESS, installSystemContracts } from './system.js'
 import { orderedTrieRoot } from './trie.js'
 import {
   buildTransaction,
@@ -44,9 +45,12 @@ import { ExecView, StateView } from './view.js'
  */
 export class BlockHashes implements EVMMockBlockchainInterface {
   lookup: (n: bigint) => Uint8Array | undefined = () => undefined
+  /** On a fork: the hashes of blocks before the local chain's first (the fork block). */
+  remote: ((n: bigint) => Promise<Uint8Array | undefined>) | undefined
 
   async getBlock(n: number): Promise<{ hash(): Uint8Array }> {
-    const hash = this.lookup(BigInt(n)) ?? new Uint8Array(32)
+    const number = BigInt(n)
+    const hash = this.lookup(number) ?? (await this.remote?.(number)) ?? new Uint8Array(32)
     return { hash: () => hash }
   }
 
@@ -56,6 +60,8 @@ export class BlockHashes implements EVMMockBlockchainInterface {
     return this
   }
 }
+
+const SYSTEM_ADDRESSES = [HISTORY_ADDRESS, BEACON_ROOTS_ADDRESS]
 
 /** How many read-only views of older states stay cached (latest and the blocks just before it). */
 const CACHED_VIEWS = 8
@@ -72,7 +78,7 @@ export class Engine {
     /** @internal ethereumjs' Common: hardfork rules and gas parameters. */
     readonly common: Common,
     /** @internal */
-    readonly state: FastStateManager,
+    readonly state: ForkStateManager,
     /** The trie nodes and code of every state root the node still holds (storage/pruning.ts). */
     readonly nodes: NodeStore,
     vm: VM,
@@ -96,14 +102,30 @@ export class Engine {
         })
     indexActivatedEips(common)
     const nodes = new NodeStore()
-    const state = FastStateManager.create(common, nodes)
+    const keccak = customCrypto.keccak256 ?? ((d: Uint8Array) => common.customCrypto.keccak256!(d))
+    const state = ForkStateManager.createLive(common, nodes, new ForkLink(keccak))
     const blockHashes = new BlockHashes()
     const vm = await createVM({ common, stateManager: state, blockchain: blockHashes })
-    const keccak = customCrypto.keccak256 ?? ((d: Uint8Array) => common.customCrypto.keccak256!(d))
     await installFastInterpreter(vm)
     const engine = new Engine(common, state, nodes, vm, blockHashes, keccak, genesisFile)
     await selfCheck(engine)
     return engine
+  }
+
+  // --- fork mode (node/fork/) -----------------------------------------------------------------
+
+  /**
+   * Reads what the local state lacks from `source` (a fork's upstream at its fork block), or from
+   * nothing again. Views of older states are dropped: they read through the previous source.
+   */
+  attachFork(source: ForkSource | undefined): void {
+    this.state.link.attach(source)
+    this.blockHashes.remote = source && ((n) => source.blockHash(n))
+    this.views.clear()
+  }
+
+  get forked(): boolean {
+    return this.state.link.source !== undefined
   }
 
   get chainId(): bigint {
@@ -186,7 +208,7 @@ export class Engine {
 
   /** Like viewAt, but a new, uncached view of its own (a throwaway for work that flushes its state). */
   async freshViewAt(stateRoot: Uint8Array): Promise<ExecView> {
-    const sm = new MerkleStateManager({ common: this.common, trie: this.trieCopy() as never, caches: new Caches() })
+    const sm = this.stateOver(new Caches())
     await sm.setStateRoot(stateRoot)
     const vm = await createVM({ common: this.common, stateManager: sm, blockchain: this.blockHashes })
     await installFastInterpreter(vm)
@@ -195,9 +217,15 @@ export class Engine {
 
   /** A cache-less state at `stateRoot` to write to (dev edits of the head's state). */
   async scratchAt(stateRoot: Uint8Array): Promise<StateView> {
-    const sm = new MerkleStateManager({ common: this.common, trie: this.trieCopy() as never })
+    const sm = this.stateOver(undefined)
     await sm.setStateRoot(stateRoot)
     return new StateView(sm)
+  }
+
+  /** A state over the live trie's nodes; on a fork, one that reads through to the upstream too. */
+  private stateOver(caches: Caches | undefined): MerkleStateManager {
+    const opts = { common: this.common, trie: this.trieCopy() as never, caches }
+    return this.forked ? new ForkStateManager(opts, this.state.link, false) : new MerkleStateManager(opts)
   }
 
   /** The live trie over the same node store, without its checkpoints (ethereumjs' protected `_trie`). */
@@ -219,6 +247,11 @@ export class Engine {
   /** The block's EIP-4788 / EIP-2935 system writes, where its hardfork has them. */
   applySystemWrites(view: StateView, header: HeaderFields): Promise<void> {
     return applySystemWrites(view.sm, this.common, header)
+  }
+
+  /** A fork's start: the system contracts' accounts and code read in parallel (each block writes to them). */
+  async prefetchSystemContracts(view: StateView): Promise<void> {
+    await Promise.all(SYSTEM_ADDRESSES.map((address) => view.code(address.bytes)))
   }
 
   /** Genesis: the system contracts' code (EIP-2935, EIP-4788). */
@@ -321,11 +354,25 @@ export class Engine {
     return { createdAddress: result.createdAddress?.bytes, error: result.execResult.exceptionError?.error }
   }
 
+  /** Every account of the state at `root`; on a fork, the local changes (deletions and zeroed slots included). */
   dumpAccounts(root: Uint8Array): Promise<AccountDump[]> {
-    return dumpAccounts(this.state, this.nodes, root, this.keccak)
+    return dumpAccounts(this.state, this.nodes, root, this.keccak, this.forkDump())
   }
 
   writeAccounts(accounts: AccountDump[]): Promise<Uint8Array> {
-    return writeAccounts(this.state, accounts, this.keccak)
+    return writeAccounts(this.state, accounts, this.keccak, this.forkDump())
+  }
+
+  private forkDump(): ForkDump | undefined {
+    const link = this.state.link
+    if (!link.source) return undefined
+    return {
+      isTombstone: (account) => link.isTombstone(account),
+      tombstone: () => link.tombstone(),
+      code: async (address, codeHash) => {
+        const remote = await link.account(address)
+        return remote && Buffer.compare(remote.codeHash, codeHash) === 0 ? remote.code : undefined
+      },
+    }
   }
 }

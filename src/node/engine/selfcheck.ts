@@ -78,6 +78,19 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
   const trie = (state as unknown as { _trie?: MerklePatriciaTrie })._trie
   check(typeof trie?.shallowCopy === 'function', 'engine.ts viewAt', 'MerkleStateManager._trie.shallowCopy()')
   check(typeof trie?.database().batch === 'function', 'state-io.ts writeAccounts', "the trie's database().batch()")
+  // view.ts: the checkpoint count errors from inside the EVM are unwound to (state.ts checkpointDepth).
+  check(
+    typeof (state as unknown as { _checkpointCount?: unknown })._checkpointCount === 'number',
+    'state.ts checkpointDepth',
+    'MerkleStateManager._checkpointCount to be a number',
+  )
+  // fork-state.ts ForkStateManager: storage tries from _getStorageTrie, slots written through
+  // _writeContractStorage, code from _trie.database() under CODEHASH_PREFIX + hash.
+  check(
+    typeof (state as unknown as { _writeContractStorage?: unknown })._writeContractStorage === 'function',
+    'fork-state.ts putStorage',
+    'MerkleStateManager._writeContractStorage()',
+  )
   // proof.ts: storage tries come from the protected _getStorageTrie, after flush().
   const access = state as unknown as { _getStorageTrie?: unknown; flush?: unknown }
   check(

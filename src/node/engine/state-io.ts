@@ -15,6 +15,7 @@ import {
   unpadBytes,
 } from '@ethereumjs/util'
 import { hexKey } from '../bytes.js'
+import { ZERO_SLOT } from './fork-state.js'
 import type { FastStateManager, NodeStore } from './state.js'
 import { trieRoot, walkTrie } from './trie.js'
 
@@ -26,8 +27,22 @@ export interface AccountDump {
   nonce: bigint
   balance: bigint
   code: Uint8Array
-  /** [32-byte slot, 32-byte value], non-zero slots only; sorted by slot in a dump. */
+  /**
+   * [32-byte slot, 32-byte value], sorted by slot in a dump: non-zero slots only, but on a fork
+   * zero ones too (a slot zeroed locally, over the upstream's value).
+   */
   storage: Array<[Uint8Array, Uint8Array]>
+  /** On a fork: deleted locally, though the upstream has it. */
+  deleted?: boolean
+}
+
+/** What dumping and writing a fork's local state needs (fork-state.ts). */
+export interface ForkDump {
+  /** Whether a stored account is a deletion marker. */
+  isTombstone(account: Account): boolean
+  tombstone(): Account
+  /** The upstream's code of `address` when its hash is `codeHash` (the trie holds only local code). */
+  code(address: Uint8Array, codeHash: Uint8Array): Promise<Uint8Array | undefined>
 }
 
 /** The store key of a contract's code. */
@@ -50,6 +65,7 @@ export async function dumpAccounts(
   nodes: NodeStore,
   root: Uint8Array,
   keccak: Keccak,
+  fork?: ForkDump,
 ): Promise<AccountDump[]> {
   const preimages = live.preimages
   if (!preimages) throw new Error('the live state records no key preimages')
@@ -71,8 +87,12 @@ export async function dumpAccounts(
       code: new Uint8Array(),
       storage: [],
     }
+    if (fork?.isTombstone(account)) {
+      out.push({ ...dump, deleted: true })
+      continue
+    }
     if (account.isContract()) {
-      const code = nodes.map.get(codeKey(account.codeHash))
+      const code = nodes.map.get(codeKey(account.codeHash)) ?? (await fork?.code(dump.address, account.codeHash))
       if (!code) throw new Error(`missing code 0x${hexKey(account.codeHash)} of 0x${address}`)
       dump.code = code
     }
@@ -99,18 +119,29 @@ export async function dumpAccounts(
  * once; inserting account by account through the trie costs ~5x more) and returns its root. The
  * keys are recorded as preimages for later dumps.
  */
-export async function writeAccounts(live: FastStateManager, accounts: AccountDump[], keccak: Keccak): Promise<Uint8Array> {
+export async function writeAccounts(
+  live: FastStateManager,
+  accounts: AccountDump[],
+  keccak: Keccak,
+  fork?: ForkDump,
+): Promise<Uint8Array> {
   const preimages = live.preimages
   const ops: Array<{ type: 'put'; key: Uint8Array; value: Uint8Array }> = []
   const store = (key: Uint8Array, value: Uint8Array) => ops.push({ type: 'put', key, value })
   const leaves: Array<[Uint8Array, Uint8Array]> = []
   for (const a of accounts) {
     preimages?.account(a.address)
+    if (a.deleted && fork) {
+      leaves.push([keccak(a.address), fork.tombstone().serialize()])
+      continue
+    }
     const slots: Array<[Uint8Array, Uint8Array]> = []
     for (const [slot, value] of a.storage) {
       preimages?.slot(a.address, slot)
       const word = unpadBytes(value)
+      // On a fork a zero slot stays, as the marker the fork's state reads as zero (fork-state.ts).
       if (word.length > 0) slots.push([keccak(slot), RLP.encode(word)])
+      else if (fork) slots.push([keccak(slot), ZERO_SLOT])
     }
     const storageRoot = slots.length > 0 ? trieRoot(slots, keccak, store) : KECCAK256_RLP
     let codeHash = KECCAK256_NULL

@@ -3,7 +3,7 @@
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
+import { Caches, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
 import { type Account, type Address, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from '@ethereumjs/util'
 import { hexKey } from '../bytes.js'
 import { Preimages } from './preimages.js'
@@ -16,17 +16,16 @@ import { Preimages } from './preimages.js'
 export class FastStateManager extends MerkleStateManager {
   /** The state upstream builds by default (a key-hashing trie in memory), over `nodes`. */
   static create(common: Common, nodes: NodeStore): FastStateManager {
-    const trie = new MerklePatriciaTrie({
-      useKeyHashing: true,
-      common,
-      db: new FlatKeyDB(nodes),
-      valueEncoding: ValueEncoding.Bytes,
-    })
-    return new FastStateManager({ common, trie, caches: new Caches() })
+    return new FastStateManager({ common, trie: liveTrie(common, nodes), caches: new Caches() })
   }
 
-  /** Keys written, for dumping the state (the trie only has their hashes). Absent on shallow copies. */
-  readonly preimages?: Preimages = new Preimages()
+  /** Keys written, for dumping the state (the trie only has their hashes). Absent on views and shallow copies. */
+  readonly preimages: Preimages | undefined
+
+  constructor(opts: MerkleStateManagerOpts, keepPreimages = true) {
+    super(opts)
+    this.preimages = keepPreimages ? new Preimages() : undefined
+  }
 
   /**
    * The account as the cache holds it, without touching the trie: `null` when known absent,
@@ -53,14 +52,42 @@ export class FastStateManager extends MerkleStateManager {
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
     const account = await this.getAccount(address)
     if (!account) throw new Error('putStorage() called on non-existing account')
-    storage.put(address, key, RLP.encode(unpadBytes(value)))
+    storage.put(address, key, this.encodeSlot(unpadBytes(value)))
+  }
+
+  /** The stored form of a slot's (unpadded) value: its RLP, as ethereumjs stores it. */
+  protected encodeSlot(value: Uint8Array): Uint8Array {
+    return RLP.encode(value)
   }
 
   override shallowCopy(downlevelCaches = true): MerkleStateManager {
     const copy = super.shallowCopy(downlevelCaches)
-    Object.setPrototypeOf(copy, FastStateManager.prototype)
+    Object.setPrototypeOf(copy, Object.getPrototypeOf(this))
+    this.copyInto(copy as FastStateManager)
     return copy
   }
+
+  /** Subclasses carry their own fields over to a shallow copy. */
+  protected copyInto(_copy: FastStateManager): void {}
+}
+
+/** The live state's trie: key-hashing, in memory, over `nodes`. */
+export function liveTrie(common: Common, nodes: NodeStore): MerklePatriciaTrie {
+  return new MerklePatriciaTrie({ useKeyHashing: true, common, db: new FlatKeyDB(nodes), valueEncoding: ValueEncoding.Bytes })
+}
+
+/**
+ * How many checkpoints the state holds (ethereumjs' protected `_checkpointCount`; selfcheck.ts
+ * checks its shape). An error thrown from inside the EVM that is not an EVM error (a fork's
+ * upstream failing mid-call) leaves every frame's checkpoint open; runTx reverts one.
+ */
+export function checkpointDepth(sm: MerkleStateManager): number {
+  return (sm as unknown as { _checkpointCount: number })._checkpointCount
+}
+
+/** Reverts the checkpoints opened above `depth` (after an error left them open). */
+export async function unwindTo(sm: MerkleStateManager, depth: number): Promise<void> {
+  while (checkpointDepth(sm) > depth) await sm.revert()
 }
 
 /**

@@ -9,6 +9,7 @@ import { encodeReceipt, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
 import { ExecutionError, NodeError } from '../errors.js'
 import type { AccessListEntry, CallRequest, LogEntry, TxRecord } from '../types.js'
 import { runDeposit } from './deposit.js'
+import { ForkStateManager } from './fork-state.js'
 import type { BlockEnv } from './header.js'
 import { runTxIgnoringSenderCode } from './hooks/call-sender.js'
 import { watchConsole } from './hooks/console.js'
@@ -20,6 +21,7 @@ import { type AccountProof, proveAccount } from './proof.js'
 import { encodeReceipt as encodeNodeReceipt } from './receipts.js'
 import { refusalOf } from './refusals.js'
 import { type RollupCharge, type RollupFees, unsignedBytes, withRollupFees } from './rollup.js'
+import { checkpointDepth, unwindTo } from './state.js'
 import { historyContract } from './system.js'
 import { callTransaction, engineTx } from './tx.js'
 
@@ -94,6 +96,7 @@ export class StateView {
         if (elem === undefined) return undefined
         if (elem.accountRLP === undefined) return null
         const a = createAccountFromRLP(elem.accountRLP)
+        if (this.sm instanceof ForkStateManager && this.sm.link.isTombstone(a)) return null
         return { nonce: a.nonce, balance: a.balance, codeHash: a.codeHash, storageRoot: a.storageRoot }
       },
       code: (address) => caches?.code?.get(new Address(address))?.code,
@@ -240,8 +243,16 @@ export class ExecView extends StateView {
     const sink = opts.console ? this.consoleSink() : undefined
     const unwatch = sink ? watchConsole(this.vm, sink) : undefined
     let outcome: Awaited<ReturnType<typeof runDeposit>>
+    // In a checkpoint of its own: a deposit that fails for a reason outside the protocol (a fork's
+    // upstream down) leaves nothing behind, its mint included.
+    const depth = checkpointDepth(this.sm)
+    await this.sm.checkpoint()
     try {
       outcome = await runDeposit(this.vm, this.common, tx, env, opts.blockGasUsed)
+      await this.sm.commit()
+    } catch (error) {
+      await unwindTo(this.sm, depth)
+      throw error
     } finally {
       tracing?.detach()
       unwatch?.()
@@ -347,8 +358,19 @@ export class ExecView extends StateView {
       reportAccessList: opts.accessList,
     }
     const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
-    const runIt = () =>
+    const runOnce = () =>
       opts.asCall ? withMovedPrecompiles(this.vm, () => runTxIgnoringSenderCode(this.vm, runOpts)) : runTx(this.vm, runOpts)
+    // An error that is not the EVM's (a fork's upstream failing mid-call) leaves the checkpoints of
+    // the frames it crossed open; runTx reverts only its own. Close them before anything else runs.
+    const depth = checkpointDepth(this.sm)
+    const runIt = async () => {
+      try {
+        return await runOnce()
+      } catch (error) {
+        await unwindTo(this.sm, depth)
+        throw error
+      }
+    }
     const tracing = opts.trace ? attachTrace(this.vm, opts.trace) : undefined
     const sink = opts.console ? this.consoleSink() : undefined
     const unwatch = sink ? watchConsole(this.vm, sink) : undefined

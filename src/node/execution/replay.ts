@@ -30,7 +30,7 @@ export class BlockReplay {
   static async start(engine: Engine, chain: Chain, block: BlockRecord, opStack?: OpStack): Promise<BlockReplay> {
     const number = block.header.number
     if (number === 0n) throw new NodeError('genesis is not traceable')
-    const parent = chain.blocks[Number(number) - 1]
+    const parent = chain.byNumber(number - 1n)
     if (!parent) throw new NodeError(`parent ${number - 1n} not found`)
     const view = await engine.freshViewAt(chain.stateRootOf(parent))
     await engine.applySystemWrites(view, block.header)

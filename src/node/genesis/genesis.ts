@@ -3,6 +3,8 @@
 import type { Chain } from '../chain/chain.js'
 import { emptyHeader } from '../chain/header.js'
 import { type Engine, genesisFileBlock, importChainFile } from '../engine/index.js'
+import type { Fork } from '../fork/fork.js'
+import { writeForkGenesis } from '../fork/genesis.js'
 import { BASE_EIP1559, BASE_L1_FEES, encodeExtraData, type L1FeeParams, PREDEPLOYS } from '../opstack/params.js'
 import type { ResolvedOptions } from '../options.js'
 import type { BlockRecord } from '../types.js'
@@ -11,7 +13,8 @@ import { installPredeploys } from './predeploys.js'
 
 /**
  * Writes the genesis state and puts block 0 (and imported blocks) on `chain`. `opStack`: the OP
- * predeploys and preinstalls too (profile base), and Jovian's extraData from block 0.
+ * predeploys and preinstalls too (profile base), and Jovian's extraData from block 0. On a fork,
+ * the fork block instead, with the dev accounts funded over the upstream's state.
  */
 export async function writeGenesis(
   engine: Engine,
@@ -19,7 +22,9 @@ export async function writeGenesis(
   options: ResolvedOptions,
   alloc: Array<{ address: Uint8Array; balance: bigint }>,
   opStack: boolean,
+  fork?: Fork,
 ): Promise<void> {
+  if (fork) return writeForkGenesis(engine, chain, fork, alloc)
   if (engine.genesisFile) return fileGenesis(engine, chain, options)
   chain.addSealed(await devGenesis(engine, options, alloc, opStack))
 }

@@ -75,7 +75,7 @@ export class Persistence {
    */
   async loadState(doc: unknown): Promise<void> {
     const { engine, chain, sequencer, producer } = this.ctx
-    const decoded = decodeState(typeof doc === 'string' ? parseStateText(doc) : doc, engine)
+    const decoded = decodeState(typeof doc === 'string' ? parseStateText(doc) : doc, engine, this.ctx.fork?.point)
     await engine.queue.run(async () => {
       const backup = await takeSnapshot(this.ctx)
       try {

@@ -123,9 +123,20 @@ export const devMethods: MethodGroup = (node) => {
     },
     anvil_reset: async (params) => {
       expectArgs(params, 0, 1)
+      // anvil's and Hardhat's shape: {forking: {jsonRpcUrl, blockNumber}}: start again on that fork.
+      // Neither given (viem's reset() sends {forking: {}}): a plain reset, back to the fork block.
       const forking = isObject(params[0]) ? params[0].forking : undefined
-      if (isObject(forking) && forking.jsonRpcUrl != null) throw invalidParams('forking is not supported by pcnode')
-      await dev.reset()
+      if (isObject(forking) && (forking.jsonRpcUrl != null || forking.blockNumber != null)) {
+        const url = forking.jsonRpcUrl
+        if (url != null && typeof url !== 'string') throw invalidParams('invalid argument 0: forking.jsonRpcUrl must be a string')
+        const n = forking.blockNumber
+        if (typeof n === 'number' && !Number.isSafeInteger(n))
+          throw invalidParams('invalid argument 0: forking.blockNumber must be an integer')
+        const blockNumber = n == null ? undefined : typeof n === 'number' ? BigInt(n) : parseQuantity(n, 'forking.blockNumber')
+        await dev.reset({ url: url ?? undefined, blockNumber })
+      } else {
+        await dev.reset()
+      }
       return null
     },
     /** The state file's content (README "State file"), hex-encoded as viem's dumpState types it. */

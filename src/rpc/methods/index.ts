@@ -7,6 +7,7 @@ import { devMethods } from './dev.js'
 import { executionMethods } from './execution.js'
 import { faultMethods } from './faults.js'
 import { feeMethods } from './fees.js'
+import { withFork } from './fork.js'
 import { logMethods } from './logs.js'
 import { metaMethods } from './meta.js'
 import { pubsubMethods } from './pubsub.js'
@@ -16,7 +17,7 @@ import { stateMethods } from './state.js'
 import { transactionMethods } from './transactions.js'
 
 export function methodTable(node: DevNode): MethodTable {
-  return {
+  return withFork(node, {
     ...metaMethods(Number(node.chainId)),
     ...stateMethods(node),
     ...blockMethods(node),
@@ -30,5 +31,5 @@ export function methodTable(node: DevNode): MethodTable {
     ...simulateMethods(node),
     ...pubsubMethods(node),
     ...debugMethods(node),
-  }
+  })
 }

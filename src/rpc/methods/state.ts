@@ -27,6 +27,21 @@ export const stateMethods: MethodGroup = (node) => ({
     )
     return toFixed(value, 32)
   },
+  /**
+   * reth's (and anvil's) eth_getAccountInfo: balance, nonce and code in one answer. Forks of pcnode
+   * read accounts with it, and forge's preflight asks it.
+   */
+  eth_getAccountInfo: async (params) => {
+    expectArgs(params, 1, 2)
+    const address = parseAddress(params[0], 'address')
+    const ref = parseBlockRef(params[1])
+    const [balance, nonce, code] = await Promise.all([
+      node.getBalance(address, ref),
+      node.getTransactionCount(address, ref),
+      node.getCode(address, ref),
+    ])
+    return { balance: toQuantity(balance), nonce: toQuantity(nonce), code: toData(code) }
+  },
   /** EIP-1186, as geth answers it: 32-byte keys come back as given, shorter ones as quantities. */
   eth_getProof: async (params) => {
     expectArgs(params, 2, 3)

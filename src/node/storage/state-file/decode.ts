@@ -86,8 +86,11 @@ export function parseStateText(input: string | Uint8Array): unknown {
   }
 }
 
-/** Checks and converts a parsed state document for this node's chain; throws StateFormatError with a JSON path. */
-export function decodeState(doc: unknown, engine: Engine): DecodedState {
+/**
+ * Checks and converts a parsed state document for this node's chain (on a fork: saved on the same
+ * fork block); throws StateFormatError with a JSON path.
+ */
+export function decodeState(doc: unknown, engine: Engine, fork?: { number: bigint; hash: string }): DecodedState {
   const root = object(doc, '(top)')
   if (root.format !== STATE_FORMAT) fail('format', `expected "${STATE_FORMAT}", got ${show(root.format)}`)
   if (root.version !== STATE_VERSION)
@@ -99,6 +102,7 @@ export function decodeState(doc: unknown, engine: Engine): DecodedState {
   if (root.hardfork !== engine.hardfork()) {
     fail('hardfork', `the file is for ${show(root.hardfork)}, this node runs "${engine.hardfork()}" (--hardfork)`)
   }
+  const first = checkFork(root.fork, fork)
   const offset = root.timeOffset ?? 0
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset)) fail('timeOffset', `expected an integer, got ${show(offset)}`)
   const seen = new Set<string>()
@@ -109,7 +113,7 @@ export function decodeState(doc: unknown, engine: Engine): DecodedState {
     seen.add(key)
     return account
   })
-  const blocks = decodeBlocks(list(root.blocks, 'blocks'), engine)
+  const blocks = decodeBlocks(list(root.blocks, 'blocks'), engine, first, root.fork !== undefined)
   const pool = list(root.pool ?? [], 'pool').map((raw, i) => decodePoolEntry(raw, `pool[${i}]`, engine))
   return {
     timeOffset: BigInt(offset),
@@ -118,6 +122,26 @@ export function decodeState(doc: unknown, engine: Engine): DecodedState {
     blocks,
     pool,
   }
+}
+
+/** The number of the file's first block: 0, or the fork block it was saved on, which must be this node's. */
+function checkFork(raw: unknown, fork: { number: bigint; hash: string } | undefined): bigint {
+  if (raw === undefined) {
+    if (fork) fail('fork', `the file was saved on a chain that is not a fork; this node forks block ${fork.number}`)
+    return 0n
+  }
+  const f = object(raw, 'fork')
+  const number = quantity(f.blockNumber, 'fork.blockNumber')
+  const hash = hex(bytes(f.blockHash, 'fork.blockHash', 32))
+  const start = `start pcnode with --fork-url and --fork-block-number ${number} to load it`
+  if (!fork) fail('fork', `the file was saved on a fork of block ${number} (${hash}): ${start}`)
+  if (hash !== fork.hash.toLowerCase()) {
+    fail(
+      'fork.blockHash',
+      `the file was saved on a fork of block ${number} (${hash}), this node forks block ${fork.number} (${fork.hash}): ${start}`,
+    )
+  }
+  return number
 }
 
 function decodeAccount(address: string, raw: unknown, path: string): AccountDump {
@@ -132,7 +156,9 @@ function decodeAccount(address: string, raw: unknown, path: string): AccountDump
   }
   const slots = new Set(storage.map(([slot]) => hexKey(slot)))
   if (slots.size !== storage.length) fail(`${path}.storage`, 'a slot is listed twice')
+  if (a.deleted !== undefined && a.deleted !== true) fail(`${path}.deleted`, `expected true, got ${show(a.deleted)}`)
   return {
+    ...(a.deleted === true ? { deleted: true } : {}),
     address: bytes(address, `${path} (the key)`, 20),
     nonce: quantity(a.nonce ?? '0x0', `${path}.nonce`),
     balance: quantity(a.balance ?? '0x0', `${path}.balance`),
@@ -141,7 +167,8 @@ function decodeAccount(address: string, raw: unknown, path: string): AccountDump
   }
 }
 
-function decodeBlocks(raw: unknown[], engine: Engine): BlockRecord[] {
+/** `first`: the number of the first block; `forked`: it is a fork block, whose header is the upstream's. */
+function decodeBlocks(raw: unknown[], engine: Engine, first: bigint, forked: boolean): BlockRecord[] {
   if (raw.length === 0) fail('blocks', 'expected at least the genesis block')
   const blocks: BlockRecord[] = []
   raw.forEach((entry, n) => {
@@ -155,9 +182,10 @@ function decodeBlocks(raw: unknown[], engine: Engine): BlockRecord[] {
         kind === 'quantity' ? quantity(h[name], `${path}.header.${name}`) : bytes(h[name], `${path}.header.${name}`, size)
     }
     const fields = header as unknown as HeaderFields
-    if (fields.number !== BigInt(n)) fail(`${path}.header.number`, `expected ${n}, got ${fields.number}`)
+    if (fields.number !== first + BigInt(n)) fail(`${path}.header.number`, `expected ${first + BigInt(n)}, got ${fields.number}`)
     const hash = bytes(b.hash, `${path}.hash`, 32)
-    const computed = engine.header(fields).hash()
+    // A fork block's header is the upstream's (fields pcnode may not encode as it does): its hash is checked against `fork`.
+    const computed = forked && n === 0 ? hash : engine.header(fields).hash()
     if (!equalsBytes(computed, hash)) fail(`${path}.hash`, `the header hashes to ${hex(computed)}, not ${hex(hash)}`)
     if (n > 0 && !equalsBytes(fields.parentHash, blocks[n - 1].hash))
       fail(`${path}.header.parentHash`, 'is not the previous block')

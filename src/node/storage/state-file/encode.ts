@@ -1,6 +1,6 @@
 // Saving: what the state file takes from the node (inside the engine queue) and its text (outside).
 
-import { toData as hex, toQuantity as qty } from '../../../shared/hex.js'
+import { type Hex, toData as hex, toQuantity as qty } from '../../../shared/hex.js'
 import type { Chain } from '../../chain/chain.js'
 import { HEADER_FIELDS } from '../../chain/header.js'
 import type { AccountDump, Engine } from '../../engine/index.js'
@@ -10,6 +10,7 @@ import type { BlockRecord, HeaderFields, ReceiptData, TxRecord } from '../../typ
 import {
   type AccountJson,
   type BlockJson,
+  type ForkJson,
   type HeaderJson,
   type PoolJson,
   type ReceiptJson,
@@ -29,11 +30,12 @@ export interface StateCapture {
   /** Sealed records never change, so these render outside the queue. */
   blocks: BlockRecord[]
   pool: PoolJson[]
+  fork?: ForkJson
 }
 
 /** Inside the engine queue: the head's state, the history and the pool (with the open block's transactions). */
 export async function captureState(
-  { engine, chain, pool }: { engine: Engine; chain: Chain; pool: TxPool },
+  { engine, chain, pool, fork }: { engine: Engine; chain: Chain; pool: TxPool; fork?: { point: { number: bigint; hash: Hex } } },
   timeOffset: bigint,
 ): Promise<StateCapture> {
   const stateRoot = chain.stateRootOf(chain.head)
@@ -48,6 +50,7 @@ export async function captureState(
     accounts: await engine.dumpAccounts(stateRoot),
     blocks: chain.blocks.slice(),
     pool: [...pending, ...pooled],
+    ...(fork ? { fork: { blockNumber: qty(fork.point.number), blockHash: fork.point.hash } } : {}),
   }
 }
 
@@ -58,6 +61,7 @@ function poolJson(tx: TxRecord): PoolJson {
 }
 
 function accountJson(a: AccountDump): AccountJson {
+  if (a.deleted) return { nonce: '0x0', balance: '0x0', deleted: true }
   const entry: AccountJson = { nonce: qty(a.nonce), balance: qty(a.balance) }
   if (a.code.length > 0) entry.code = hex(a.code)
   if (a.storage.length > 0) entry.storage = Object.fromEntries(a.storage.map(([slot, value]) => [hex(slot), hex(value)]))
@@ -130,6 +134,7 @@ export function renderState(c: StateCapture): string {
     blockNumber: qty(head.header.number),
     blockHash: hex(head.hash),
     stateRoot: hex(c.stateRoot),
+    ...(c.fork ? { fork: c.fork } : {}),
   }
   const parts: string[] = [JSON.stringify(top).slice(0, -1), ',\n"accounts":{']
   c.accounts.forEach((account, i) => {

@@ -2,7 +2,8 @@
 // JSON, hex strings, one account / block / pool entry per line. README "State file" documents it.
 //
 // It holds the head's state (every account with balance, nonce, code and storage), the sealed
-// history with receipts and logs, and the pool. Transactions of the open (unsealed) block are saved
+// history with receipts and logs, and the pool. On a fork, the accounts changed locally (their
+// storage: the slots written locally) and the history from the fork block on. Transactions of the open (unsealed) block are saved
 // as pool entries and pre-confirmed again after a load. Headers are stored whole and checked
 // against their hashes on load, so block hashes survive exactly.
 import { resolve } from 'node:path'
@@ -17,8 +18,16 @@ export interface AccountJson {
   nonce: Hex
   balance: Hex
   code?: Hex
-  /** 32-byte slot → 32-byte value; zero slots are absent. */
+  /** 32-byte slot → 32-byte value; zero slots are absent (on a fork: a slot zeroed over the upstream's). */
   storage?: Record<Hex, Hex>
+  /** On a fork: deleted here, though the upstream has it. */
+  deleted?: true
+}
+
+/** On a fork: the fork block the file's history starts from (the upstream URL is not kept: it may hold a key). */
+export interface ForkJson {
+  blockNumber: Hex
+  blockHash: Hex
 }
 
 export type HeaderJson = { [K in keyof HeaderFields]: Hex }
@@ -76,6 +85,8 @@ export interface StateFileJson {
   blockHash: Hex
   /** Root of `accounts`; checked on load (delete it to load hand-edited accounts). */
   stateRoot?: Hex
+  /** Saved on a fork: `accounts` are the local changes over the fork block's state, `blocks` start at it. */
+  fork?: ForkJson
   accounts: Record<Hex, AccountJson>
   blocks: BlockJson[]
   pool: PoolJson[]

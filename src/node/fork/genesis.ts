@@ -1,0 +1,53 @@
+// A fork's first local block: the fork block itself, its header and hash the upstream's, and over
+// the upstream's state the dev accounts funded (their upstream nonce and code kept, as anvil keeps
+// them). Later blocks follow it on the node's own clock. anvil_reset with `forking` starts again
+// this way on another fork (refork.ts).
+import type { Chain } from '../chain/chain.js'
+import { EMPTY_TRIE_ROOT } from '../chain/header.js'
+import type { Engine } from '../engine/index.js'
+import type { NodeOptions } from '../options.js'
+import type { BlockRecord } from '../types.js'
+import type { Fork } from './fork.js'
+
+/** The dev accounts and what each is funded with. */
+export type Alloc = Array<{ address: Uint8Array; balance: bigint }>
+
+/** Where a fork's notices go while connecting (nowhere when silent, the library's default). */
+export function forkLog(input: NodeOptions): (line: string) => void {
+  if (input.silent ?? true) return () => {}
+  return input.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
+}
+
+/** The options a fork changes: the chain id and profile default to the upstream's. */
+export function forkDefaults(input: NodeOptions, fork: Fork): NodeOptions {
+  return {
+    ...input,
+    chainId: input.chainId ?? fork.chainId,
+    profile: input.profile ?? (fork.opStack ? 'base' : 'ethereum'),
+  }
+}
+
+/** Attaches the engine to `fork` and puts its block on `chain`, with the dev accounts funded in its state. */
+export async function writeForkGenesis(engine: Engine, chain: Chain, fork: Fork, alloc: Alloc): Promise<void> {
+  const { record, root } = await forkStart(engine, fork, alloc)
+  chain.addSealed(record)
+  // The block keeps the upstream's header (and so its hash); reads at it see the local state.
+  chain.setStateRootOverride(record, root)
+}
+
+/**
+ * The engine on `fork`, the live state empty but for the dev accounts' funding; the fork block's
+ * record and the state root reads at it use. Inside the queue, or before it runs.
+ */
+export async function forkStart(engine: Engine, fork: Fork, alloc: Alloc): Promise<{ record: BlockRecord; root: Uint8Array }> {
+  engine.attachFork(fork.state)
+  const { live } = engine
+  await live.setRoot(EMPTY_TRIE_ROOT)
+  // Read together (in parallel), then funded one by one; the system contracts every block writes
+  // to are read meanwhile, so the first block does not wait for them one by one.
+  await Promise.all([...alloc.map(({ address }) => live.account(address)), engine.prefetchSystemContracts(live)])
+  await live.checkpoint()
+  for (const { address, balance } of alloc) await live.putAccount(address, { balance })
+  await live.commit()
+  return { record: fork.record(), root: await live.root() }
+}
