@@ -71,6 +71,39 @@ describe('reverts, proofs and access lists (viem, cast)', () => {
     expect(raw.error.message).toBe('execution reverted')
   })
 
+  it('eth_sendTransaction with an authorizationList sends an EIP-7702 transaction (a node-held key signs it)', async () => {
+    const authority = node.wallet(6)
+    const nonce = await node.publicClient.getTransactionCount({ address: authority.account.address, blockTag: 'pending' })
+    const auth = await authority.signAuthorization({ contractAddress: counter, chainId: node.chainId, nonce })
+    const authorizationList = [
+      {
+        address: auth.address,
+        chainId: toHex(auth.chainId),
+        nonce: toHex(auth.nonce),
+        r: auth.r,
+        s: auth.s,
+        yParity: toHex(auth.yParity ?? 0),
+      },
+    ]
+    const [from] = (await node.rpc('eth_accounts')).result
+    // Calls the authority's new code: the counter's increase(), on the authority's own storage.
+    const data = encodeFunctionData({ abi: counterAbi, functionName: 'increase', args: [3n] })
+    const request = { from, to: authority.account.address, data, authorizationList }
+    const filled = await node.rpc('eth_fillTransaction', [request])
+    expect(filled.error).toBeUndefined()
+    expect(filled.result.tx).toMatchObject({ type: '0x4', authorizationList: [{ address: counter.toLowerCase() }] })
+    const sent = await node.rpc('eth_sendTransaction', [request])
+    expect(sent.error).toBeUndefined()
+    const receipt = await waitForReceipt(node, sent.result)
+    expect(receipt.status).toBe('success')
+    expect((await node.rpc('eth_getTransactionByHash', [sent.result])).result.type).toBe('0x4')
+    const code = (await node.rpc('eth_getCode', [authority.account.address, 'pending'])).result
+    expect(code).toBe(`0xef0100${counter.slice(2).toLowerCase()}`)
+    const count = encodeFunctionData({ abi: counterAbi, functionName: 'count' })
+    const counted = await node.rpc('eth_call', [{ to: authority.account.address, data: count }, 'pending'])
+    expect(hexToBigInt(counted.result)).toBe(3n)
+  })
+
   it('eth_getProof: the account and a slot, proven against the block state root (viem getProof)', async () => {
     const block = await node.publicClient.getBlock({ blockTag: 'latest' })
     const slot0 = pad('0x0')

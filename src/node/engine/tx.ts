@@ -326,7 +326,11 @@ const lazyDecoders = new WeakMap<TxRecord, () => TxRecord>()
 
 // --- transactions the node builds ----------------------------------------------------------
 
-/** What eth_sendTransaction sends once defaults are filled: legacy with `gasPrice`, else EIP-1559. */
+/**
+ * What eth_sendTransaction and eth_fillTransaction build once defaults are filled. The type follows
+ * the fields as geth's TransactionArgs.ToTransaction picks it: an authorization list makes an
+ * EIP-7702 transaction, a gas price a legacy one (EIP-2930 with an access list), else EIP-1559.
+ */
 export interface TxFields {
   nonce: bigint
   gasLimit: bigint
@@ -337,12 +341,44 @@ export interface TxFields {
   maxFeePerGas?: bigint
   maxPriorityFeePerGas?: bigint
   accessList?: AccessListEntry[]
-  /** EIP-7702 (unsignedTransaction only). */
   authorizationList?: Authorization[]
 }
 
 /** Marks an impersonated transaction's placeholder signature: r = 2^160 + sender (unique hash per sender, as anvil's). */
 const IMPERSONATION_MARK = 1n << 160n
+
+/** `fields` as an ethereumjs transaction of the type they call for, with signature values `sig` (none: zero). */
+function typedFromFields(
+  fields: TxFields,
+  opts: { common: Common; freeze?: boolean },
+  sig: { v?: bigint; r?: bigint; s?: bigint } = {},
+): TypedTransaction {
+  const base = {
+    nonce: fields.nonce,
+    gasLimit: fields.gasLimit,
+    to: fields.to ? new Address(fields.to) : undefined,
+    value: fields.value,
+    data: fields.data,
+    ...sig,
+  }
+  const accessList = fields.accessList?.map((e) => [e.address, e.storageKeys]) as never
+  const fees = { maxFeePerGas: fields.maxFeePerGas, maxPriorityFeePerGas: fields.maxPriorityFeePerGas, accessList }
+  if (fields.authorizationList) {
+    const authorizationList = fields.authorizationList.map((a) => [
+      bigIntToUnpaddedBytes(a.chainId),
+      a.address,
+      bigIntToUnpaddedBytes(a.nonce),
+      bigIntToUnpaddedBytes(a.yParity),
+      bigIntToUnpaddedBytes(a.r),
+      bigIntToUnpaddedBytes(a.s),
+    ]) as never
+    return createEOACode7702Tx({ ...base, ...fees, authorizationList }, opts)
+  }
+  if (fields.gasPrice === undefined) return createFeeMarket1559Tx({ ...base, ...fees }, opts)
+  return fields.accessList
+    ? createAccessList2930Tx({ ...base, gasPrice: fields.gasPrice, accessList }, opts)
+    : createLegacyTx({ ...base, gasPrice: fields.gasPrice }, opts)
+}
 
 /**
  * `fields` as a transaction: signed with `privateKey`, or, for an impersonated sender (no key), with
@@ -353,37 +389,15 @@ export function buildTransaction(
   fields: TxFields,
   signer: { privateKey: Uint8Array } | { impersonated: Uint8Array },
 ): TxRecord {
-  const base = {
-    nonce: fields.nonce,
-    gasLimit: fields.gasLimit,
-    to: fields.to ? new Address(fields.to) : undefined,
-    value: fields.value,
-    data: fields.data,
-  }
-  const legacy = fields.gasPrice !== undefined
-  const chainId = ctx.common.chainId()
-  const placeholder =
-    'impersonated' in signer
-      ? { v: legacy ? chainId * 2n + 35n : 0n, r: IMPERSONATION_MARK | bytesToBigInt(signer.impersonated), s: 1n }
-      : {}
-  const opts = { common: ctx.common, freeze: 'privateKey' in signer }
-  let tx: TypedTransaction = legacy
-    ? createLegacyTx({ ...base, gasPrice: fields.gasPrice, ...placeholder }, opts)
-    : createFeeMarket1559Tx(
-        {
-          ...base,
-          maxFeePerGas: fields.maxFeePerGas,
-          maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
-          accessList: fields.accessList?.map((e) => [e.address, e.storageKeys]) as never,
-          ...placeholder,
-        },
-        opts,
-      )
   if ('privateKey' in signer) {
-    tx = tx.sign(signer.privateKey)
-    const raw = tx.serialize()
-    return recordOf(tx, raw, tx.hash(), tx.getSenderAddress().bytes)
+    const tx = typedFromFields(fields, { common: ctx.common, freeze: true }).sign(signer.privateKey)
+    return recordOf(tx, tx.serialize(), tx.hash(), tx.getSenderAddress().bytes)
   }
+  // Legacy signatures carry the chain id in v (EIP-155); typed ones a y parity of 0.
+  const legacy = fields.gasPrice !== undefined && !fields.authorizationList && !fields.accessList
+  const v = legacy ? ctx.common.chainId() * 2n + 35n : 0n
+  const r = IMPERSONATION_MARK | bytesToBigInt(signer.impersonated)
+  const tx = typedFromFields(fields, { common: ctx.common, freeze: false }, { v, r, s: 1n })
   const sender = new Address(signer.impersonated)
   tx.getSenderAddress = () => sender
   const raw = tx.serialize()
@@ -392,45 +406,10 @@ export function buildTransaction(
 
 /**
  * `fields` as an unsigned transaction with a zero signature, reporting `from` as its sender: what
- * geth's eth_fillTransaction answers (`{raw, tx}`, its hash over that encoding). The type follows
- * the fields as geth's TransactionArgs.ToTransaction picks it: an authorization list makes a 7702
- * transaction, a gas price a legacy one (2930 with an access list), else EIP-1559.
+ * geth's eth_fillTransaction answers (`{raw, tx}`, its hash over that encoding).
  */
 export function unsignedTransaction(ctx: DecodeContext, fields: TxFields, from: Uint8Array): TxRecord {
-  const base = {
-    nonce: fields.nonce,
-    gasLimit: fields.gasLimit,
-    to: fields.to ? new Address(fields.to) : undefined,
-    value: fields.value,
-    data: fields.data,
-  }
-  const accessList = fields.accessList?.map((e) => [e.address, e.storageKeys]) as never
-  const opts = { common: ctx.common }
-  const fees = { maxFeePerGas: fields.maxFeePerGas, maxPriorityFeePerGas: fields.maxPriorityFeePerGas, accessList }
-  let tx: TypedTransaction
-  if (fields.authorizationList) {
-    tx = createEOACode7702Tx(
-      {
-        ...base,
-        ...fees,
-        authorizationList: fields.authorizationList.map((a) => [
-          bigIntToUnpaddedBytes(a.chainId),
-          a.address,
-          bigIntToUnpaddedBytes(a.nonce),
-          bigIntToUnpaddedBytes(a.yParity),
-          bigIntToUnpaddedBytes(a.r),
-          bigIntToUnpaddedBytes(a.s),
-        ]) as never,
-      },
-      opts,
-    )
-  } else if (fields.gasPrice !== undefined) {
-    tx = fields.accessList
-      ? createAccessList2930Tx({ ...base, gasPrice: fields.gasPrice, accessList }, opts)
-      : createLegacyTx({ ...base, gasPrice: fields.gasPrice }, opts)
-  } else {
-    tx = createFeeMarket1559Tx({ ...base, ...fees }, opts)
-  }
+  const tx = typedFromFields(fields, { common: ctx.common })
   const raw = tx.serialize()
   return recordOf(tx, raw, ctx.keccak(raw), from)
 }

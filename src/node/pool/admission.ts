@@ -92,7 +92,7 @@ export class Admission {
     }
     const from = req.from ?? ZERO_ADDRESS
     const fields = await this.fill(req, from)
-    return this.ctx.engine.unsignedTransaction({ ...fields, authorizationList: req.authorizationList }, from)
+    return this.ctx.engine.unsignedTransaction(fields, from)
   }
 
   /**
@@ -103,10 +103,13 @@ export class Admission {
     const nonce = req.nonce ?? (await this.sources.pendingNonce(from))
     const gasLimit = req.gas ?? (await this.sources.estimateGas(req))
     const base = { nonce, gasLimit, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array() }
-    if (req.gasPrice !== undefined) return { ...base, gasPrice: req.gasPrice, accessList: req.accessList }
-    const tip = req.maxPriorityFeePerGas ?? SUGGESTED_TIP
-    const maxFeePerGas = req.maxFeePerGas ?? this.sources.pendingBaseFee() * 2n + tip
-    return { ...base, maxFeePerGas, maxPriorityFeePerGas: tip, accessList: req.accessList }
+    const { accessList, authorizationList } = req
+    // An authorization list makes an EIP-7702 transaction, which has 1559 fees only: a gas price
+    // given with it is both caps (geth's TransactionArgs picks the set-code type first too).
+    if (req.gasPrice !== undefined && !authorizationList) return { ...base, gasPrice: req.gasPrice, accessList }
+    const tip = req.maxPriorityFeePerGas ?? req.gasPrice ?? SUGGESTED_TIP
+    const maxFeePerGas = req.maxFeePerGas ?? req.gasPrice ?? this.sources.pendingBaseFee() * 2n + tip
+    return { ...base, maxFeePerGas, maxPriorityFeePerGas: tip, accessList, authorizationList }
   }
 
   /** Pools `tx`: refused with geth's text when it cannot go in. */
