@@ -49,6 +49,9 @@ async function applyRun(ctx: NodeContext, run: EditRun): Promise<void> {
   const { engine, chain } = ctx
   const { live } = engine
   const applied: EditRun['items'] = []
+  // One outer checkpoint: the state manager writes its caches to the trie when its last checkpoint
+  // closes, so the run's edits reach the trie in one flush rather than one flush each.
+  await live.checkpoint()
   for (const item of run.items) {
     await live.checkpoint()
     try {
@@ -60,6 +63,7 @@ async function applyRun(ctx: NodeContext, run: EditRun): Promise<void> {
       item.reject(error)
     }
   }
+  await live.commit()
   if (applied.length === 0) return
   if (!chain.pending) {
     chain.setStateRootOverride(chain.head, await live.root())
