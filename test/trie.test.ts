@@ -6,6 +6,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { describe, expect, it } from 'vitest'
+import { MemoTrie, ReadMemo } from '../src/node/engine/read-memo.js'
 import { orderedTrieRoot, trieRoot } from '../src/node/engine/trie.js'
 import { seededRandom, testSeed } from './helpers.js'
 
@@ -125,6 +126,37 @@ describe('trieRoot and orderedTrieRoot (src/node/trie.ts) against @ethereumjs/mp
       expect(bytesToHex(orderedTrieRoot(values, keccak)), `seed ${seed}, case ${i}: ${length} values`).toBe(
         bytesToHex(expected.root),
       )
+    }
+  })
+})
+
+describe('memoized trie reads (read-memo.ts)', () => {
+  it('answer what the trie holds at each root: after writes, back at an older root, and in copies', async () => {
+    const trie = MemoTrie.over(await createMPT(), new ReadMemo())
+    const rnd = seededRandom(testSeed('memo trie'))
+    const keys = Array.from({ length: 40 }, () => Uint8Array.from({ length: 32 }, () => Math.floor(rnd() * 256)))
+    const roots: Array<{ root: Uint8Array; values: Map<number, Uint8Array | null> }> = []
+    const values = new Map<number, Uint8Array | null>()
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 15; i++) {
+        const k = Math.floor(rnd() * keys.length)
+        const value = rnd() < 0.2 ? null : Uint8Array.of(round, i, 1)
+        if (value) await trie.put(keys[k], value)
+        else await trie.del(keys[k])
+        values.set(k, value)
+        // Read right after each write, so the memo holds entries of every intermediate root.
+        expect(await trie.get(keys[k])).toEqual(value)
+      }
+      roots.push({ root: trie.root(), values: new Map(values) })
+    }
+    for (const { root, values: expected } of roots.reverse()) {
+      trie.root(root)
+      const copy = trie.shallowCopy(false)
+      expect(copy).toBeInstanceOf(MemoTrie)
+      for (const [k, value] of expected) {
+        expect(await trie.get(keys[k])).toEqual(value)
+        expect(await copy.get(keys[k])).toEqual(value)
+      }
     }
   })
 })

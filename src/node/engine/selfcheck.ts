@@ -16,6 +16,7 @@ import type { BlockEnv } from './header.js'
 import { OP, opcodeMap } from './hooks/opcodes.js'
 import { precompileMap } from './hooks/precompiles.js'
 import type { StepInfo } from './hooks/trace.js'
+import { MemoTrie } from './read-memo.js'
 import type { ExecView } from './view.js'
 
 export class EngineSelfCheckError extends Error {
@@ -78,6 +79,12 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
   const trie = (state as unknown as { _trie?: MerklePatriciaTrie })._trie
   check(typeof trie?.shallowCopy === 'function', 'engine.ts viewAt', 'MerkleStateManager._trie.shallowCopy()')
   check(typeof trie?.database().batch === 'function', 'state-io.ts writeAccounts', "the trie's database().batch()")
+  // read-memo.ts: views and storage tries are the state trie's shallow copies, which keep its memo.
+  check(
+    trie?.shallowCopy(false) instanceof MemoTrie,
+    'read-memo.ts MemoTrie',
+    'MerklePatriciaTrie.shallowCopy() to return a trie',
+  )
   // view.ts: the checkpoint count errors from inside the EVM are unwound to (state.ts checkpointDepth).
   check(
     typeof (state as unknown as { _checkpointCount?: unknown })._checkpointCount === 'number',

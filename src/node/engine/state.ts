@@ -7,6 +7,7 @@ import { Caches, MerkleStateManager, type MerkleStateManagerOpts } from '@ethere
 import { type Account, type Address, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from '@ethereumjs/util'
 import { hexKey } from '../bytes.js'
 import { Preimages } from './preimages.js'
+import { MemoTrie, ReadMemo } from './read-memo.js'
 
 /**
  * MerkleStateManager whose putStorage writes to the storage cache only.
@@ -73,7 +74,13 @@ export class FastStateManager extends MerkleStateManager {
 
 /** The live state's trie: key-hashing, in memory, over `nodes`. */
 export function liveTrie(common: Common, nodes: NodeStore): MerklePatriciaTrie {
-  return new MerklePatriciaTrie({ useKeyHashing: true, common, db: new FlatKeyDB(nodes), valueEncoding: ValueEncoding.Bytes })
+  const trie = new MerklePatriciaTrie({
+    useKeyHashing: true,
+    common,
+    db: new FlatKeyDB(nodes),
+    valueEncoding: ValueEncoding.Bytes,
+  })
+  return MemoTrie.over(trie, nodes.reads)
 }
 
 /**
@@ -96,6 +103,8 @@ export async function unwindTo(sm: MerkleStateManager, depth: number): Promise<v
  */
 export class NodeStore {
   readonly map = new Map<string, Uint8Array>()
+  /** What trie reads over these nodes answered, by root and key (read-memo.ts). */
+  readonly reads = new ReadMemo()
   /** While a sweep marks (pruning.ts): the keys written meanwhile, which it must not delete. */
   written: Set<string> | undefined
 
