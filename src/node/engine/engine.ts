@@ -21,7 +21,7 @@ import { installFastInterpreter } from './hooks/interpreter.js'
 import { SerialQueue } from './queue.js'
 import { DEPOSIT_TX_TYPE } from './receipts.js'
 import { selfCheck } from './selfcheck.js'
-import { NodeStore } from './state.js'
+import { FastStateManager, NodeStore } from './state.js'
 import { type AccountDump, dumpAccounts, type ForkDump, writeAccounts } from './state-io.js'
 import { applySystemWrites, BEACON_ROOTS_ADDRESS, HISTORY_ADDRESS, installSystemContracts } from './system.js'
 import { orderedTrieRoot } from './trie.js'
@@ -225,7 +225,9 @@ export class Engine {
   /** A state over the live trie's nodes; on a fork, one that reads through to the upstream too. */
   private stateOver(caches: Caches | undefined): MerkleStateManager {
     const opts = { common: this.common, trie: this.trieCopy() as never, caches }
-    return this.forked ? new ForkStateManager(opts, this.state.link, false) : new MerkleStateManager(opts)
+    // FastStateManager, as the live state: upstream's putStorage writes each SSTORE through to the
+    // storage trie, which views paid on every call and estimate with storage writes.
+    return this.forked ? new ForkStateManager(opts, this.state.link, false) : new FastStateManager(opts, false)
   }
 
   /** The live trie over the same node store, without its checkpoints (ethereumjs' protected `_trie`). */
