@@ -56,8 +56,8 @@ describe('fork mode: the disk cache', () => {
     const second = await startTestNode({ fork, blockTime: 3_600_000, preconfInterval: 20 })
     expect(await workload(second, up)).toEqual(answers)
     expect(proxy.count(STATE)).toBe(0)
-    // The only question left: the chain id (the fork block's header is cached too).
-    expect(Object.keys(proxy.counts)).toEqual(['eth_chainId'])
+    // The only questions left: the chain id, and the fork block, to check the cache is of this chain.
+    expect(proxy.counts).toEqual({ eth_chainId: 1, eth_getBlockByNumber: 1 })
     expect((await second.rpc('pcnode_forkStats', [])).result.cacheHits).toBeGreaterThan(0)
     await second.stop()
 
@@ -72,6 +72,65 @@ describe('fork mode: the disk cache', () => {
     expect(offline.node.fork?.stats().upstreamRequests).toBe(0)
     await offline.stop()
     proxy.revive()
+  })
+
+  it("drops a cache whose fork block is not the upstream's (a local upstream restarted at the same URL)", async () => {
+    const fork = { url: proxy.url, blockNumber: up.blocks.head, cacheDir: dir }
+    const first = await startTestNode({ fork, blockTime: 3_600_000, preconfInterval: 20 })
+    await workload(first, up)
+    await first.stop()
+    // Another chain with the same chain id: other dev accounts, so other blocks; none of up's contracts.
+    const other = await startTestNode({ chainId: 4242, accounts: 3, blockTime: 0, preconfInterval: 0 })
+    await other.rpc('anvil_mine', [`0x${(up.blocks.head + 1n).toString(16)}`])
+    const otherBlock = (await other.rpc('eth_getBlockByNumber', [`0x${up.blocks.head.toString(16)}`, false])).result
+    const lines: string[] = []
+    proxy.retarget(other.rpcUrl)
+    try {
+      const second = await startTestNode({
+        fork,
+        blockTime: 3_600_000,
+        preconfInterval: 20,
+        silent: false,
+        logger: (l) => lines.push(l),
+      })
+      try {
+        const forkBlock = (await second.rpc('eth_getBlockByNumber', [`0x${up.blocks.head.toString(16)}`, false])).result
+        expect(forkBlock.hash).toBe(otherBlock.hash)
+        expect((await second.rpc('eth_getCode', [up.counter, 'latest'])).result).toBe('0x')
+        expect(lines.some((l) => l.includes(`the cached block ${up.blocks.head}`) && l.includes('its chain changed'))).toBe(true)
+      } finally {
+        await second.stop()
+      }
+    } finally {
+      proxy.retarget(up.node.rpcUrl)
+      await other.stop()
+    }
+    // The cache now holds the other chain's block: a start on the first upstream drops it again.
+    const third = await startTestNode({ fork, blockTime: 3_600_000, preconfInterval: 20 })
+    expect((await third.rpc('eth_getCode', [up.counter, 'latest'])).result).not.toBe('0x')
+    await third.stop()
+  })
+
+  it('anvil_reset onto the same fork block keeps what was read before it in the cache file', async () => {
+    const own = await mkdtemp(join(tmpdir(), 'pcnode-fork-refork-'))
+    try {
+      const fork = { url: up.node.rpcUrl, blockNumber: up.blocks.head, cacheDir: own }
+      const node = await startTestNode({ fork, blockTime: 3_600_000, preconfInterval: 20 })
+      const [a, b] = ['0x00000000000000000000000000000000000a11ce', '0x0000000000000000000000000000000000000b0b']
+      await node.rpc('eth_getBalance', [a, 'latest'])
+      const reset = await node.rpc('anvil_reset', [
+        { forking: { jsonRpcUrl: up.node.rpcUrl, blockNumber: Number(up.blocks.head) } },
+      ])
+      expect(reset.error).toBeUndefined()
+      await node.rpc('eth_getBalance', [b, 'latest'])
+      await node.stop()
+      const [file] = await readdir(join(own, '4242', String(up.blocks.head)))
+      const doc = JSON.parse(await readFile(join(own, '4242', String(up.blocks.head), file), 'utf8'))
+      const cached = Object.keys(doc.accounts).map((k) => k.replace(/^0x/, '').toLowerCase())
+      expect(cached).toEqual(expect.arrayContaining([a.slice(2), b.slice(2)]))
+    } finally {
+      await rm(own, { recursive: true, force: true })
+    }
   })
 
   it('keeps nothing on disk with cache: false (--no-fork-cache)', async () => {

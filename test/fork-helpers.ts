@@ -24,6 +24,8 @@ export interface RpcProxy {
   failNext(n: number): void
   /** Answer these methods "method not found" (-32601), as a geth upstream answers eth_getAccountInfo. */
   refuse(methods: string[]): void
+  /** Forward to another node from now on (an upstream restarted at the same URL). */
+  retarget(url: string): void
   /** Close every connection at once and refuse new ones (an upstream that died). */
   kill(): void
   revive(): void
@@ -38,7 +40,8 @@ async function body(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-export async function startProxy(target: string, options: { latencyMs?: number } = {}): Promise<RpcProxy> {
+export async function startProxy(initialTarget: string, options: { latencyMs?: number } = {}): Promise<RpcProxy> {
+  let target = initialTarget
   const counts: Record<string, number> = {}
   const calls: Array<{ method: string; params: unknown[] }> = []
   let failing = 0
@@ -93,6 +96,9 @@ export async function startProxy(target: string, options: { latencyMs?: number }
         (c) =>
           methods.includes(c.method) && (address === undefined || String(c.params[0]).toLowerCase() === address.toLowerCase()),
       ).length,
+    retarget: (url) => {
+      target = url
+    },
     reset: () => {
       for (const key of Object.keys(counts)) delete counts[key]
       calls.length = 0

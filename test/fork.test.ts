@@ -244,4 +244,20 @@ describe('fork mode', () => {
     expect(BigInt((await count(fork, up.counter)).result)).toBe(7n)
     expect(BigInt((await fork.rpc('eth_getBalance', [fork.accounts[0].address, 'latest'])).result)).toBe(parseEther('10000'))
   })
+
+  it('forked at block 0: "earliest" is the local fork block, as "0x0" is (the dev accounts funded)', async () => {
+    const zero = await startTestNode({
+      fork: { url: up.node.rpcUrl, blockNumber: 0n, cache: false },
+      balance: parseEther('5'),
+      blockTime: 3_600_000,
+    })
+    try {
+      const dev = zero.accounts[0].address
+      const atZero = (await zero.rpc('eth_getBalance', [dev, '0x0'])).result
+      expect((await zero.rpc('eth_getBalance', [dev, 'earliest'])).result).toBe(atZero)
+      expect(BigInt(atZero)).toBe(parseEther('5'))
+    } finally {
+      await zero.stop()
+    }
+  })
 })

@@ -161,6 +161,11 @@ describe('chain profiles', () => {
     expect(resolveOptions({ profile: 'ethereum' })).toMatchObject({ blockTime: 12_000, preconfInterval: 12_000 })
     expect(resolveOptions({})).toMatchObject({ blockTime: 2000, preconfInterval: 200 })
     expect(resolveOptions({ profile: 'ethereum', blockTime: 1000 }).blockTime).toBe(1000)
+    // A block time given alone caps the profile's interval: ethereum with --block-time 0 is automine.
+    expect(resolveOptions({ profile: 'ethereum', blockTime: 1000 }).preconfInterval).toBe(1000)
+    expect(resolveOptions({ profile: 'ethereum', blockTime: 0 }).preconfInterval).toBe(0)
+    expect(resolveOptions({ blockTime: 100 })).toMatchObject({ blockTime: 100, preconfInterval: 100 })
+    expect(resolveOptions({ blockTime: 0, preconfInterval: 50 })).toMatchObject({ blockTime: 0, preconfInterval: 50 })
   })
 
   it('base: eth_call reverts as 3, eth_estimateGas as -32000; simulated blocks carry a zero state root', async () => {

@@ -58,7 +58,7 @@ function applyProfileDefaults(flags: StartFlags, command: Command): Array<keyof 
   }
   const profile = getProfile(flags.profile)
   if (unset('blockTime')) flags.blockTime = profile.blockTime
-  if (unset('preconfInterval')) flags.preconfInterval = profile.preconfInterval
+  if (unset('preconfInterval')) flags.preconfInterval = Math.min(profile.preconfInterval, flags.blockTime)
   if (flags.genesis && unset('chainId')) flags.chainId = genesisChainId(flags.genesis)
   return []
 }

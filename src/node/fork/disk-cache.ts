@@ -201,6 +201,17 @@ export class ForkCache {
     return this.writing
   }
 
+  /** Forgets everything (the upstream's chain changed under the same chain id and URL). */
+  clear(): void {
+    this.accounts.clear()
+    this.storage.clear()
+    this.blockHashes.clear()
+    this.history.clear()
+    this.block = null
+    this.loaded = { accounts: 0, slots: 0 }
+    this.changed()
+  }
+
   /** Stops the periodic write (the caller saves last). */
   close(): void {
     if (this.timer) clearTimeout(this.timer)

@@ -63,14 +63,24 @@ export class Fork {
     })
     const cache = ForkCache.at(root, chainId, number, urls[0], upstream.names[0])
     let block = cache.block
-    if (!block) {
-      block = await upstream
+    // Online, the fork block is asked even when cached: a local upstream restarted at the same URL
+    // (anvil, Hardhat, a pcnode) has the same chain id and other blocks, and its cache must go.
+    // With --fork-chain-id nothing is asked (the offline start).
+    if (!block || options.chainId === undefined) {
+      const served = await upstream
         .request<Record<string, unknown> | null>('eth_getBlockByNumber', [toQuantity(number), false])
         .catch((error) => {
           throw named(`reading the fork block ${number}`, error)
         })
-      if (!block) throw new Error(`fork: ${upstream.names[0]} has no block ${number} (is it beyond its head?)`)
-      cache.putBlock(block)
+      if (!served) throw new Error(`fork: ${upstream.names[0]} has no block ${number} (is it beyond its head?)`)
+      if (block && block.hash !== served.hash) {
+        log(
+          `fork: the cached block ${number} (${block.hash}) is not ${upstream.names[0]}'s (${served.hash}): its chain changed (a restarted local node?), so the cache of that block starts again`,
+        )
+        cache.clear()
+      }
+      if (!block || block.hash !== served.hash) cache.putBlock(served)
+      block = served
     }
     const point = { number, hash: block.hash as Hex }
     const state = new ForkState(upstream, point, cache, log)

@@ -15,6 +15,9 @@ export async function connectRefork(ctx: NodeContext, options: { url?: string; b
   const url = options.url ?? current?.url
   if (url === undefined) throw new NodeError('anvil_reset: forking.jsonRpcUrl is needed (this node is not a fork)')
   const next: ForkOptions = { ...current, url, blockNumber: options.blockNumber, chainId: undefined }
+  // The new fork loads its cache file now: what this fork read is written first, in case it is
+  // the same file (the same block and URL), or the old fork's last write would be lost.
+  await ctx.fork?.cache.save()
   try {
     return await Fork.connect(next, ctx.options.dataDir, ctx.log)
   } catch (error) {

@@ -60,7 +60,8 @@ export function withFork(node: DevNode, table: MethodTable): MethodTable {
     const ref: BlockRef = parseBlockRef(value)
     if ('number' in ref) return ref.number <= limit ? ref.number : undefined
     if ('tag' in ref) {
-      if (ref.tag === 'earliest') return 0n
+      // Block 0 is the upstream's unless the fork is at it (state reads stop before the fork block).
+      if (ref.tag === 'earliest') return limit >= 0n ? 0n : undefined
       if (ref.tag === 'pending') return undefined
       const head = node.blockNumber()
       return head <= limit ? head : undefined
