@@ -237,6 +237,25 @@ describe('fork mode: several upstream URLs', () => {
   })
 })
 
+describe('fork mode: an upstream that answers JSON-RPC errors with HTTP 400', () => {
+  it('takes the error as the answer (eth_getAccountInfo refused: the three reads), not as a failing upstream', async () => {
+    const up = await startUpstream()
+    const proxy = await startProxy(up.node.rpcUrl)
+    proxy.refuse(['eth_getAccountInfo'], 400)
+    const node = await startTestNode({ fork: { url: proxy.url, cache: false } })
+    try {
+      const balance = (await node.rpc('eth_getBalance', [up.whale, 'latest'])).result
+      expect(BigInt(balance)).toBe(parseEther('5'))
+      expect(proxy.count(['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode'], up.whale)).toBe(3)
+      expect((await node.rpc('pcnode_forkStats', [])).result.failures).toBe(0)
+    } finally {
+      await node.stop()
+      await proxy.close()
+      await up.node.stop()
+    }
+  })
+})
+
 describe('fork mode: an anvil upstream', () => {
   let anvil: { url: string; stop: () => void }
   let node: TestNode

@@ -22,8 +22,11 @@ export interface RpcProxy {
   reset(): void
   /** Answer HTTP 429 (Retry-After: 0) to the next `n` requests. */
   failNext(n: number): void
-  /** Answer these methods "method not found" (-32601), as a geth upstream answers eth_getAccountInfo. */
-  refuse(methods: string[]): void
+  /**
+   * Answer these methods "method not found" (-32601), as a geth upstream answers eth_getAccountInfo;
+   * with `status`, on that HTTP status (some providers send JSON-RPC errors as 4xx).
+   */
+  refuse(methods: string[], status?: number): void
   /** Forward to another node from now on (an upstream restarted at the same URL). */
   retarget(url: string): void
   /** Close every connection at once and refuse new ones (an upstream that died). */
@@ -47,6 +50,7 @@ export async function startProxy(initialTarget: string, options: { latencyMs?: n
   let failing = 0
   let dead = false
   let refused: string[] = []
+  let refusedStatus = 200
   const server: Server = createServer(async (req, res) => {
     if (dead) {
       req.socket.destroy()
@@ -71,7 +75,7 @@ export async function startProxy(initialTarget: string, options: { latencyMs?: n
     }
     const single = parsed as { id?: unknown; method?: string }
     if (single?.method && refused.includes(single.method)) {
-      res.writeHead(200, { 'content-type': 'application/json' })
+      res.writeHead(refusedStatus, { 'content-type': 'application/json' })
       res.end(JSON.stringify({ jsonrpc: '2.0', id: single.id, error: { code: -32601, message: 'the method does not exist' } }))
       return
     }
@@ -106,8 +110,9 @@ export async function startProxy(initialTarget: string, options: { latencyMs?: n
     failNext: (n) => {
       failing = n
     },
-    refuse: (methods) => {
+    refuse: (methods, status = 200) => {
       refused = methods
+      refusedStatus = status
     },
     kill: () => {
       dead = true

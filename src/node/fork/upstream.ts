@@ -158,7 +158,17 @@ export class Upstream {
     let transport = 0
     return withRetry(
       async () => {
-        const response = await endpoint.client.request({ body: { jsonrpc: '2.0', id: ++this.id, method, params } })
+        const response = await endpoint.client
+          .request({ body: { jsonrpc: '2.0', id: ++this.id, method, params } })
+          .catch((error: unknown) => {
+            // Some providers send a JSON-RPC error with an HTTP 4xx status (viem: RpcRequestError).
+            // Unless it is a rate limit, it is the upstream's answer, as on a 200 (an EIP-1898
+            // refusal must reach the by-number fallback), not a failure of the endpoint.
+            if (error instanceof RpcRequestError && !isRateLimit(error)) {
+              throw new UpstreamRpcError(error.code, (error.cause as { message?: string })?.message ?? error.details, error.data)
+            }
+            throw error
+          })
         if (response.error) {
           const { code, message, data } = response.error as { code: number; message: string; data?: unknown }
           throw new UpstreamRpcError(code, message, data)
