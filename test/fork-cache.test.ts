@@ -7,8 +7,8 @@ import { type Address, encodeFunctionData, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { counterAbi } from './fixtures/counter.js'
 import { tokenAbi } from './fixtures/token.js'
-import { type RpcProxy, startAnvil, startProxy, startUpstream, type Upstream } from './fork-helpers.js'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { type RpcProxy, startProxy, startUpstream, type Upstream } from './fork-helpers.js'
+import { startAnvil, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
 
 const STATE = ['eth_getAccountInfo', 'eth_getBalance', 'eth_getTransactionCount', 'eth_getCode', 'eth_getStorageAt']
 

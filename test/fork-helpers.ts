@@ -1,12 +1,9 @@
 // Fork tests' upstream side: a real node to fork (a pcnode with contracts and history), and a small
 // HTTP proxy in front of it that counts the JSON-RPC methods asked, can answer 429 first, can add
 // latency, and can go dead, as a remote RPC does.
-import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
 import { type Address, encodeDeployData, encodeFunctionData, type Hex, parseEther } from 'viem'
-import { ROOT } from './cli.js'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
 import { tokenAbi, tokenBytecode } from './fixtures/token.js'
 import { startTestNode, type TestNode, waitForSealed } from './helpers.js'
@@ -171,22 +168,4 @@ export async function startUpstream(): Promise<Upstream> {
     blocks: { counterDeployed: counterDeploy.blockNumber, whaleFunded: funded.blockNumber, head: increase.blockNumber },
     txs: { counterDeploy: counterDeploy.hash, increase: increase.hash },
   }
-}
-
-const ANVIL = join(ROOT, 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil')
-
-/** anvil on a free port (`args` added), stopped by `stop()`. */
-export async function startAnvil(args: string[] = []): Promise<{ url: string; stop: () => void }> {
-  const proc: ChildProcess = spawn(ANVIL, ['--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    proc.stdout?.on('data', (d) => {
-      out += d
-      const m = /Listening on (\S+)/.exec(out)
-      if (m) resolve(`http://${m[1]}`)
-    })
-    proc.once('exit', (code) => reject(new Error(`anvil exited (${code}): ${out}`)))
-  })
-  proc.stdout?.resume()
-  return { url, stop: () => proc.kill() }
 }

@@ -1,5 +1,7 @@
 // Shared test setup: a real pcnode on 127.0.0.1, port 0, and viem clients pointed at it.
+import { spawn } from 'node:child_process'
 import { randomInt } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
 import {
   type Chain,
   concat,
@@ -117,17 +119,8 @@ export function testSeed(what: string): number {
   return seed
 }
 
-/** A seeded PRNG (mulberry32): floats in [0, 1), the same sequence for the same seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** A seeded PRNG (mulberry32, the one pcnode's faults draw from): floats in [0, 1). */
+export { seededRandom } from '../src/node/faults/random.js'
 
 /**
  * A raw WebSocket JSON-RPC client (package `ws`): requests, and each subscription's notifications
@@ -187,4 +180,21 @@ export async function openSocket(url: string): Promise<RawSocket> {
         ws.close()
       }),
   }
+}
+
+/** anvil (the devDependency's binary) on a free port, `args` added; stopped by `stop()`. */
+export async function startAnvil(args: string[] = []): Promise<{ url: string; stop: () => void }> {
+  const bin = fileURLToPath(new URL('../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url))
+  const proc = spawn(bin, ['--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    proc.stdout?.on('data', (d) => {
+      out += d
+      const m = /Listening on (\S+)/.exec(out)
+      if (m) resolve(`http://${m[1]}`)
+    })
+    proc.once('exit', (code) => reject(new Error(`anvil exited (${code}): ${out}`)))
+  })
+  proc.stdout?.resume()
+  return { url, stop: () => proc.kill() }
 }

@@ -5,7 +5,7 @@
 // frame, logs of failed frames, which accounts prestateTracer keeps and codeHash, precompiles in
 // 4byteTracer, the gasCost of CREATE/CREATE2 steps, fields geth leaves out when empty. Also `cast
 // run` and `cast rpc debug_traceTransaction` against pcnode, and `pcnode trace`.
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { createPublicClient, createWalletClient, defineChain, encodeFunctionData, type Hex, http } from 'viem'
@@ -13,29 +13,12 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pcnode, ROOT } from './cli.js'
 import { traceRootAbi, traceRootBytecode } from './fixtures/tracing.js'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { startAnvil, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
 
-const ANVIL = join(ROOT, 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil')
 const CAST = join(ROOT, 'node_modules', '@foundry-rs', 'cast-linux-amd64', 'bin', 'cast')
 const exec = promisify(execFile)
 
 type Json = any
-
-/** Starts anvil on a port it picks, with struct logs on and pcnode's hardfork. */
-async function startAnvil(): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(ANVIL, ['--port', '0', '--steps-tracing', '--hardfork', 'osaka'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    proc.stdout?.on('data', (d) => {
-      out += d
-      const m = /Listening on (\S+)/.exec(out)
-      if (m) resolve(`http://${m[1]}`)
-    })
-    proc.once('exit', (code) => reject(new Error(`anvil exited (${code}): ${out}`)))
-  })
-  proc.stdout?.resume()
-  return { url, proc }
-}
 
 async function rpcAt(url: string, method: string, params: unknown[]): Promise<Json> {
   const res = await fetch(url, {
@@ -62,7 +45,7 @@ function frames(top: Json): Json[] {
 
 describe('debug_trace* beside anvil (same transactions, same run)', () => {
   let node: TestNode
-  let anvil: { url: string; proc: ChildProcess }
+  let anvil: { url: string; stop: () => void }
   const txs: Record<string, { pc: Hex; anvil: Hex }> = {}
   const receipts: Record<string, Json> = {}
   let root: Hex
@@ -99,7 +82,8 @@ describe('debug_trace* beside anvil (same transactions, same run)', () => {
   beforeAll(async () => {
     ;[node, anvil] = await Promise.all([
       startTestNode({ profile: 'ethereum', blockTime: 300, preconfInterval: 50 }),
-      startAnvil(),
+      // Struct logs on, and pcnode's hardfork.
+      startAnvil(['--steps-tracing', '--hardfork', 'osaka']),
     ])
     await both('root', () => ({ data: traceRootBytecode, value: 10n }))
     root = receipts.root.contractAddress
@@ -114,7 +98,7 @@ describe('debug_trace* beside anvil (same transactions, same run)', () => {
     await both('divide', (to) => ({ to, data: encodeFunctionData({ abi: traceRootAbi, functionName: 'divide', args: [0n] }) }))
   }, 120_000)
   afterAll(async () => {
-    anvil?.proc.kill()
+    anvil?.stop()
     await node?.stop()
   })
 
