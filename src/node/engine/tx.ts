@@ -344,6 +344,12 @@ export interface TxFields {
   authorizationList?: Authorization[]
 }
 
+/** An EIP-7702 authorization as the list item a transaction encodes: [chainId, address, nonce, yParity, r, s]. */
+export function authorizationItem(a: Authorization): Uint8Array[] {
+  const n = bigIntToUnpaddedBytes
+  return [n(a.chainId), a.address, n(a.nonce), n(a.yParity), n(a.r), n(a.s)]
+}
+
 /** Marks an impersonated transaction's placeholder signature: r = 2^160 + sender (unique hash per sender, as anvil's). */
 const IMPERSONATION_MARK = 1n << 160n
 
@@ -364,14 +370,7 @@ function typedFromFields(
   const accessList = fields.accessList?.map((e) => [e.address, e.storageKeys]) as never
   const fees = { maxFeePerGas: fields.maxFeePerGas, maxPriorityFeePerGas: fields.maxPriorityFeePerGas, accessList }
   if (fields.authorizationList) {
-    const authorizationList = fields.authorizationList.map((a) => [
-      bigIntToUnpaddedBytes(a.chainId),
-      a.address,
-      bigIntToUnpaddedBytes(a.nonce),
-      bigIntToUnpaddedBytes(a.yParity),
-      bigIntToUnpaddedBytes(a.r),
-      bigIntToUnpaddedBytes(a.s),
-    ]) as never
+    const authorizationList = fields.authorizationList.map(authorizationItem) as never
     return createEOACode7702Tx({ ...base, ...fees, authorizationList }, opts)
   }
   if (fields.gasPrice === undefined) return createFeeMarket1559Tx({ ...base, ...fees }, opts)
@@ -439,14 +438,7 @@ export function callTransaction(common: Common, req: CallRequest, gas: bigint, n
         ...base,
         maxFeePerGas: req.maxFeePerGas ?? req.gasPrice ?? 0n,
         maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
-        authorizationList: req.authorizationList.map((a) => ({
-          chainId: `0x${a.chainId.toString(16)}`,
-          address: `0x${Buffer.from(a.address).toString('hex')}`,
-          nonce: `0x${a.nonce.toString(16)}`,
-          yParity: `0x${a.yParity.toString(16)}`,
-          r: `0x${a.r.toString(16)}`,
-          s: `0x${a.s.toString(16)}`,
-        })) as never,
+        authorizationList: req.authorizationList.map(authorizationItem) as never,
       },
       opts,
     )
