@@ -414,36 +414,9 @@ async function startNode(name, opts, { waitReady = true } = {}) {
     cfg.kind === 'pcnode'
       ? [process.execPath, [...opts.pcnodeNodeArgs, PCNODE_BIN, 'start', ...common, ...cfg.args]]
       : [opts.anvil, [...common, ...cfg.args]]
-  const t0 = now()
+  const t0 = now() // boot times count from before the spawn
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] })
-  const node = { name, kind: cfg.kind, port, child, pid: child.pid, t0, stderr: '', exited: false, exitCode: null }
-  node.exit = new Promise((r) =>
-    child.once('exit', (code, signal) => {
-      node.exited = true
-      node.exitCode = code ?? signal
-      live.delete(node)
-      r()
-    }),
-  )
-  child.once('error', (e) => {
-    node.stderr += `spawn error: ${e.message}\n`
-  })
-  child.stderr.on('data', (d) => {
-    node.stderr = (node.stderr + d.toString()).slice(-16_384)
-  })
-  live.add(node)
-  node.rpc = makeRpc(port)
-  node.stop = async () => {
-    node.rpc.close()
-    if (!node.exited) {
-      child.kill('SIGTERM')
-      await Promise.race([node.exit, sleep(5000)])
-    }
-    if (!node.exited) {
-      child.kill('SIGKILL')
-      await Promise.race([node.exit, sleep(3000)])
-    }
-  }
+  const node = track(name, cfg.kind, child, port, { rpcTimeoutMs: undefined, termWaitMs: 5000, t0 })
   if (waitReady) {
     try {
       await waitForChainId(node, 60_000)
@@ -1202,8 +1175,17 @@ function fixtureBytecode(file, name) {
 
 /** A spawned process tracked like the nodes (stopped at exit), its port from its banner or given. */
 async function spawnTracked(name, cmd, args, env, port) {
+  const t0 = now()
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } })
-  const node = { name, kind: name.split('(')[0], port, child, pid: child.pid, t0: now(), stderr: '', exited: false }
+  return track(name, name.split('(')[0], child, port, { rpcTimeoutMs: 60_000, termWaitMs: 20_000, t0 })
+}
+
+/**
+ * `child` as a bench node: its exit and last stderr recorded, stopped (SIGTERM, then SIGKILL) by
+ * `stop()` and when the bench exits, its JSON-RPC on `port`.
+ */
+function track(name, kind, child, port, { rpcTimeoutMs, termWaitMs, t0 }) {
+  const node = { name, kind, port, child, pid: child.pid, t0, stderr: '', exited: false, exitCode: null }
   node.exit = new Promise((r) =>
     child.once('exit', (code, signal) => {
       node.exited = true
@@ -1212,16 +1194,19 @@ async function spawnTracked(name, cmd, args, env, port) {
       r()
     }),
   )
+  child.once('error', (e) => {
+    node.stderr += `spawn error: ${e.message}\n`
+  })
   child.stderr.on('data', (d) => {
     node.stderr = (node.stderr + d.toString()).slice(-16_384)
   })
   live.add(node)
-  node.rpc = makeRpc(port, 60_000)
+  node.rpc = makeRpc(port, rpcTimeoutMs)
   node.stop = async () => {
     node.rpc.close()
     if (!node.exited) {
       child.kill('SIGTERM')
-      await Promise.race([node.exit, sleep(20_000)])
+      await Promise.race([node.exit, sleep(termWaitMs)])
     }
     if (!node.exited) {
       child.kill('SIGKILL')
