@@ -1,12 +1,13 @@
 // The hand-written Merkle-Patricia root builder against the reference trie (@ethereumjs/mpt) on
 // random key/value sets: the same root, and onNode yields exactly the nodes the reference trie
 // stores by hash. Seeded: a failure prints its seed and case, and PCNODE_TEST_SEED replays it.
-import { createMPT } from '@ethereumjs/mpt'
+import { createMPT, MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToHex } from '@ethereumjs/util'
+import { bytesToHex, KECCAK256_RLP, MapDB, ValueEncoding } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { describe, expect, it } from 'vitest'
 import { MemoTrie, ReadMemo } from '../src/node/engine/read-memo.js'
+import { TrieUpdate, type TrieWrite } from '../src/node/engine/stored-trie.js'
 import { orderedTrieRoot, trieRoot } from '../src/node/engine/trie.js'
 import { seededRandom, testSeed } from './helpers.js'
 
@@ -132,7 +133,7 @@ describe('trieRoot and orderedTrieRoot (src/node/trie.ts) against @ethereumjs/mp
 
 describe('memoized trie reads (read-memo.ts)', () => {
   it('answer what the trie holds at each root: after writes, back at an older root, and in copies', async () => {
-    const trie = MemoTrie.over(await createMPT(), new ReadMemo())
+    const trie = MemoTrie.over(await createMPT(), memoStore())
     const rnd = seededRandom(testSeed('memo trie'))
     const keys = Array.from({ length: 40 }, () => Uint8Array.from({ length: 32 }, () => Math.floor(rnd() * 256)))
     const roots: Array<{ root: Uint8Array; values: Map<number, Uint8Array | null> }> = []
@@ -157,6 +158,68 @@ describe('memoized trie reads (read-memo.ts)', () => {
         expect(await trie.get(keys[k])).toEqual(value)
         expect(await copy.get(keys[k])).toEqual(value)
       }
+    }
+  })
+})
+
+/** A node store over a plain map, as state.ts NodeStore is. */
+function memoStore(map = new Map<string, Uint8Array>()) {
+  return {
+    map,
+    reads: new ReadMemo(),
+    get: (key: string) => map.get(key),
+    put: (hash: Uint8Array, encoded: Uint8Array) => void map.set(bytesToHex(hash).slice(2), encoded),
+  }
+}
+
+describe('batched trie writes (stored-trie.ts)', () => {
+  it('give the roots of one-by-one puts and deletes, and ethereumjs reads every key back from the stored nodes', async () => {
+    const seed = testSeed('trie update')
+    const rnd = seededRandom(seed)
+    const int = (n: number) => Math.floor(rnd() * n)
+    const bytes = (n: number) => Uint8Array.from({ length: n }, () => int(256))
+    // Keys in families sharing all but their last byte or two: their leaves sit deep and are
+    // small enough to be embedded in their parent (under 32 bytes), the case a hash-keyed trie rarely shows.
+    const keys: Uint8Array[] = []
+    for (let f = 0; f < 30; f++) {
+      const base = bytes(32)
+      const size = 1 + int(4)
+      for (let i = 0; i < size; i++) {
+        const key = base.slice()
+        key[31] = int(256)
+        if (rnd() < 0.3) key[30] = int(256)
+        if (!keys.some((k) => bytesToHex(k) === bytesToHex(key))) keys.push(key)
+      }
+    }
+    const reference = await createMPT()
+    const store = memoStore()
+    const update = new TrieUpdate(store, keccak, KECCAK256_RLP)
+    let root = KECCAK256_RLP
+    const model = new Map<number, Uint8Array>()
+    for (let round = 0; round < 40; round++) {
+      const batch = new Map<number, Uint8Array | null>()
+      const size = round % 10 === 9 ? keys.length : 1 + int(12)
+      for (let i = 0; i < size; i++) {
+        // Deletes of absent keys too, and now and then every key at once (down to an empty trie).
+        const k = int(keys.length)
+        batch.set(k, rnd() < (round % 10 === 9 ? 0.9 : 0.35) ? null : rnd() < 0.5 ? bytes(1 + int(3)) : bytes(1 + int(80)))
+      }
+      const writes: TrieWrite[] = []
+      for (const [k, value] of batch) {
+        writes.push([keys[k], value])
+        if (value) {
+          await reference.put(keys[k], value)
+          model.set(k, value)
+        } else {
+          await reference.del(keys[k])
+          model.delete(k)
+        }
+      }
+      root = update.apply(root, writes)
+      const where = `seed ${seed}, round ${round}`
+      expect(bytesToHex(root), where).toBe(bytesToHex(reference.root()))
+      const reader = new MerklePatriciaTrie({ db: new MapDB(store.map), valueEncoding: ValueEncoding.Bytes, root })
+      for (let k = 0; k < keys.length; k++) expect(await reader.get(keys[k]), `${where}, key ${k}`).toEqual(model.get(k) ?? null)
     }
   })
 })

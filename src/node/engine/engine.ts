@@ -215,15 +215,15 @@ export class Engine {
     return new ExecView(vm, this.common, () => this.consoleLog)
   }
 
-  /** A cache-less state at `stateRoot` to write to (dev edits of the head's state). */
+  /** A state at `stateRoot` to write to (dev edits of the head's state); its root() writes them as one batch. */
   async scratchAt(stateRoot: Uint8Array): Promise<StateView> {
-    const sm = this.stateOver(undefined)
+    const sm = this.stateOver(new Caches())
     await sm.setStateRoot(stateRoot)
     return new StateView(sm)
   }
 
   /** A state over the live trie's nodes; on a fork, one that reads through to the upstream too. */
-  private stateOver(caches: Caches | undefined): MerkleStateManager {
+  private stateOver(caches: Caches): MerkleStateManager {
     const opts = { common: this.common, trie: this.trieCopy() as never, caches }
     // FastStateManager, as the live state: upstream's putStorage writes each SSTORE through to the
     // storage trie, which views paid on every call and estimate with storage writes.

@@ -220,16 +220,6 @@ export class ForkStateManager extends FastStateManager {
     return value.length === 0 && this.link.source ? ZERO_SLOT : super.encodeSlot(value)
   }
 
-  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
-    if (this._caches?.storage || !this.link.source || unpadBytes(value).length > 0) {
-      return super.putStorage(address, key, value)
-    }
-    // No cache (a scratch state): written to the trie at once, zero as the marker.
-    const account = await this.getAccount(address)
-    if (!account) throw new Error('putStorage() called on non-existing account')
-    await this._writeContractStorage(address, account, key, ZERO_SLOT)
-  }
-
   override async clearStorage(address: Address): Promise<void> {
     await super.clearStorage(address)
     if (this.link.source && (await this.link.account(address.bytes))?.hasStorage) {

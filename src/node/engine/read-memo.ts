@@ -7,6 +7,7 @@
 // live trie, every view's copy of it and the storage tries made from them, whatever their root.
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { hexKey } from '../bytes.js'
+import { type NodeSink, TrieUpdate, trieGet } from './stored-trie.js'
 
 /** Entries kept before the memo starts again (~200 bytes each: ~40 MiB at most). */
 const MAX_ENTRIES = 200_000
@@ -28,29 +29,60 @@ export class ReadMemo {
   }
 }
 
-/** A MerklePatriciaTrie whose gets go through a ReadMemo, and whose copies share it. */
-export class MemoTrie extends MerklePatriciaTrie {
-  memo!: ReadMemo
+/** The node store a MemoTrie reads (state.ts NodeStore). */
+export interface MemoStore extends NodeSink {
+  readonly reads: ReadMemo
+}
 
-  static over(trie: MerklePatriciaTrie, memo: ReadMemo): MemoTrie {
+/**
+ * A MerklePatriciaTrie whose gets go through a ReadMemo, and whose copies share it; batched
+ * writes go through `updater()`.
+ */
+export class MemoTrie extends MerklePatriciaTrie {
+  store!: MemoStore
+
+  static over(trie: MerklePatriciaTrie, store: MemoStore): MemoTrie {
     Object.setPrototypeOf(trie, MemoTrie.prototype)
-    ;(trie as MemoTrie).memo = memo
+    ;(trie as MemoTrie).store = store
     return trie as MemoTrie
+  }
+
+  get memo(): ReadMemo {
+    return this.store.reads
+  }
+
+  /** The trie's hash of keys and nodes (keccak-256, the Common's when it brings one). */
+  get keccak(): (data: Uint8Array) => Uint8Array {
+    return this._opts.useKeyHashingFunction
+  }
+
+  /** Batched writes into this trie's node store, hashing as the trie does. */
+  updater(): TrieUpdate {
+    return new TrieUpdate(this.store, this.keccak, this.EMPTY_TRIE_ROOT)
   }
 
   override async get(key: Uint8Array, throwIfMissing = false): Promise<Uint8Array | null> {
     const id = hexKey(this.root()) + hexKey(key)
     const known = this.memo.get(id)
     if (known !== undefined) return known
-    const value = await super.get(key, throwIfMissing)
+    // The store holds every node unless writes sit in the trie's checkpoints (never, while the
+    // state manager caches its writes): then ethereumjs' own walk reads them there.
+    const found = this.writesInCheckpoints() ? undefined : trieGet(this.store, this.root(), this.appliedKey(key))
+    const value = found === undefined ? await super.get(key, throwIfMissing) : found
     this.memo.set(id, value)
     return value
+  }
+
+  /** Whether trie writes wait in its checkpoints (CheckpointDB's layers; selfcheck.ts checks the shape). */
+  writesInCheckpoints(): boolean {
+    for (const layer of this._db.checkpoints) if (layer.keyValueMap.size > 0) return true
+    return false
   }
 
   // Upstream's shallowCopy builds a plain MerklePatriciaTrie; a key prefix (storage tries of a
   // prefixed layout, not used here) would change what a (root, key) pair reads, so those stay plain.
   override shallowCopy(includeCheckpoints = true, opts?: Parameters<MerklePatriciaTrie['shallowCopy']>[1]): MerklePatriciaTrie {
     const copy = super.shallowCopy(includeCheckpoints, opts)
-    return opts?.keyPrefix ? copy : MemoTrie.over(copy, this.memo)
+    return opts?.keyPrefix ? copy : MemoTrie.over(copy, this.store)
   }
 }

@@ -6,7 +6,7 @@
 import { createBlockHeader } from '@ethereumjs/block'
 import { Common } from '@ethereumjs/common'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { createLegacyTx, createTxFromRLP } from '@ethereumjs/tx'
 import { Account, Address, MapDB } from '@ethereumjs/util'
 import { emptyHeader } from '../chain/header.js'
@@ -17,6 +17,7 @@ import { OP, opcodeMap } from './hooks/opcodes.js'
 import { precompileMap } from './hooks/precompiles.js'
 import type { StepInfo } from './hooks/trace.js'
 import { MemoTrie } from './read-memo.js'
+import { FastStateManager, NodeStore } from './state.js'
 import type { ExecView } from './view.js'
 
 export class EngineSelfCheckError extends Error {
@@ -91,13 +92,13 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
     'state.ts checkpointDepth',
     'MerkleStateManager._checkpointCount to be a number',
   )
-  // fork-state.ts ForkStateManager: storage tries from _getStorageTrie, slots written through
-  // _writeContractStorage, code from _trie.database() under CODEHASH_PREFIX + hash.
-  check(
-    typeof (state as unknown as { _writeContractStorage?: unknown })._writeContractStorage === 'function',
-    'fork-state.ts putStorage',
-    'MerkleStateManager._writeContractStorage()',
-  )
+  // read-memo.ts MemoTrie.get: reads the store directly unless writes wait in CheckpointDB's layers.
+  let layers: unknown
+  try {
+    layers = (trie as MemoTrie).writesInCheckpoints()
+  } catch {}
+  check(typeof layers === 'boolean', 'read-memo.ts writesInCheckpoints', "the trie's _db.checkpoints[].keyValueMap")
+  await checkBatchedFlush(common)
   // proof.ts: storage tries come from the protected _getStorageTrie, after flush().
   const access = state as unknown as { _getStorageTrie?: unknown; flush?: unknown }
   check(
@@ -229,4 +230,36 @@ async function functionalCheck(engine: CheckedEngine): Promise<void> {
     await live.revert()
     await live.vm.evm.journal.cleanup()
   }
+}
+
+/**
+ * state.ts FastStateManager.flush: replaces upstream's flush, reading its caches' flush() items and
+ * the storage tries it keeps. The same writes through both must give the same state root.
+ */
+async function checkBatchedFlush(common: Common): Promise<void> {
+  const ours = FastStateManager.create(common, new NodeStore())
+  const upstream = new MerkleStateManager({ common, caches: new Caches() })
+  const a = new Address(new Uint8Array(20).fill(0xaa))
+  const b = new Address(new Uint8Array(20).fill(0xbb))
+  const slot = (n: number) => new Uint8Array(32).fill(n)
+  for (const sm of [ours, upstream] as MerkleStateManager[]) {
+    await sm.checkpoint()
+    await sm.putAccount(a, new Account(1n, 10n))
+    await sm.putAccount(b, new Account(0n, 1n))
+    await sm.putCode(b, Uint8Array.of(0x60, 0x00))
+    await sm.putStorage(b, slot(1), Uint8Array.of(7))
+    await sm.putStorage(b, slot(2), Uint8Array.of(8))
+    await sm.commit()
+    await sm.getStateRoot()
+    await sm.checkpoint()
+    await sm.putStorage(b, slot(1), new Uint8Array())
+    await sm.putAccount(a, undefined)
+    await sm.commit()
+  }
+  const [mine, theirs] = await Promise.all([ours.getStateRoot(), upstream.getStateRoot()])
+  check(
+    Buffer.compare(mine, theirs) === 0 && (await ours.getStorage(b, slot(2)))[0] === 8,
+    'state.ts FastStateManager.flush',
+    "MerkleStateManager's caches to flush as [address, elem] / [address, key, value] items",
+  )
 }

@@ -3,11 +3,15 @@
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { Caches, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
-import { type Account, type Address, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from '@ethereumjs/util'
+import { Caches, CODEHASH_PREFIX, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
+import { Account, Address, concatBytes, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from '@ethereumjs/util'
 import { hexKey } from '../bytes.js'
 import { Preimages } from './preimages.js'
 import { MemoTrie, ReadMemo } from './read-memo.js'
+import type { TrieWrite } from './stored-trie.js'
+
+const EMPTY = new Uint8Array()
+const hexBytes = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex, 'hex'))
 
 /**
  * MerkleStateManager whose putStorage writes to the storage cache only.
@@ -68,6 +72,48 @@ export class FastStateManager extends MerkleStateManager {
     return copy
   }
 
+  /**
+   * Writes the caches to the tries as upstream's flush does (code, then storage, then accounts),
+   * but each trie takes its writes as one batch (stored-trie.ts) instead of one put per key:
+   * the cost of a flush follows what changed, and no intermediate trie version is stored.
+   */
+  override async flush(): Promise<void> {
+    const caches = this._caches
+    // Without caches every write already went to the trie.
+    if (caches === undefined || !(this._trie instanceof MemoTrie)) return super.flush()
+    const trie = this._trie
+    const update = trie.updater()
+    const keccak = trie.keccak
+    for (const [addressHex, { code }] of caches.code?.flush() ?? []) {
+      if (code === undefined) continue
+      const address = new Address(hexBytes(addressHex))
+      const codeHash = keccak(code)
+      await this._getCodeDB().put(concatBytes(CODEHASH_PREFIX, codeHash), code)
+      if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account())
+      await this.modifyAccountFields(address, { codeHash })
+    }
+    const slots = new Map<string, TrieWrite[]>()
+    for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
+      const decoded = RLP.decode(value ?? EMPTY) as Uint8Array
+      let writes = slots.get(addressHex)
+      if (writes === undefined) slots.set(addressHex, (writes = []))
+      writes.push([keccak(hexBytes(keyHex)), decoded.length > 0 ? RLP.encode(decoded) : null])
+    }
+    for (const [addressHex, writes] of slots) {
+      const address = new Address(hexBytes(addressHex))
+      const account = await this.getAccount(address)
+      if (account === undefined) continue
+      account.storageRoot = update.apply(account.storageRoot, writes)
+      this._storageTries[hexKey(keccak(address.bytes))]?.root(account.storageRoot)
+      await this.putAccount(address, account)
+    }
+    const accounts: TrieWrite[] = []
+    for (const [addressHex, elem] of caches.account?.flush() ?? []) {
+      accounts.push([keccak(hexBytes(addressHex)), elem.accountRLP ?? null])
+    }
+    trie.root(update.apply(trie.root(), accounts))
+  }
+
   /** Subclasses carry their own fields over to a shallow copy. */
   protected copyInto(_copy: FastStateManager): void {}
 }
@@ -80,7 +126,7 @@ export function liveTrie(common: Common, nodes: NodeStore): MerklePatriciaTrie {
     db: new FlatKeyDB(nodes),
     valueEncoding: ValueEncoding.Bytes,
   })
-  return MemoTrie.over(trie, nodes.reads)
+  return MemoTrie.over(trie, nodes)
 }
 
 /**
@@ -110,6 +156,17 @@ export class NodeStore {
 
   has(hash: Uint8Array): boolean {
     return this.map.has(hexKey(hash))
+  }
+
+  get(key: string): Uint8Array | undefined {
+    return this.map.get(key)
+  }
+
+  /** Stores a trie node by its hash (a running sweep keeps it). */
+  put(hash: Uint8Array, encoded: Uint8Array): void {
+    const key = hexKey(hash)
+    this.written?.add(key)
+    this.map.set(key, encoded)
   }
 }
 

@@ -5,7 +5,7 @@ import { RLP } from '@ethereumjs/rlp'
 type Hash = (data: Uint8Array) => Uint8Array
 const EMPTY = new Uint8Array()
 
-function toNibbles(key: Uint8Array): Uint8Array {
+export function toNibbles(key: Uint8Array): Uint8Array {
   const out = new Uint8Array(key.length * 2)
   for (let i = 0; i < key.length; i++) {
     out[2 * i] = key[i] >> 4
@@ -14,7 +14,7 @@ function toNibbles(key: Uint8Array): Uint8Array {
   return out
 }
 
-function hexPrefix(nibbles: Uint8Array, leaf: boolean): Uint8Array {
+export function hexPrefix(nibbles: Uint8Array, leaf: boolean): Uint8Array {
   const odd = nibbles.length & 1
   const out = new Uint8Array((nibbles.length >> 1) + 1)
   out[0] = (((leaf ? 2 : 0) + odd) << 4) | (odd ? nibbles[0] : 0)
