@@ -7,7 +7,7 @@ import { bytesToHex, KECCAK256_RLP, MapDB, ValueEncoding } from '@ethereumjs/uti
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { describe, expect, it } from 'vitest'
 import { MemoTrie, ReadMemo } from '../src/node/engine/read-memo.js'
-import { TrieUpdate, type TrieWrite } from '../src/node/engine/stored-trie.js'
+import { TrieUpdate, type TrieWrite, trieGet } from '../src/node/engine/stored-trie.js'
 import { orderedTrieRoot, trieRoot } from '../src/node/engine/trie.js'
 import { seededRandom, testSeed } from './helpers.js'
 
@@ -173,7 +173,7 @@ function memoStore(map = new Map<string, Uint8Array>()) {
 }
 
 describe('batched trie writes (stored-trie.ts)', () => {
-  it('give the roots of one-by-one puts and deletes, and ethereumjs reads every key back from the stored nodes', async () => {
+  it('give the roots of one-by-one puts and deletes, and ethereumjs and trieGet read every key back from the stored nodes', async () => {
     const seed = testSeed('trie update')
     const rnd = seededRandom(seed)
     const int = (n: number) => Math.floor(rnd() * n)
@@ -219,7 +219,10 @@ describe('batched trie writes (stored-trie.ts)', () => {
       const where = `seed ${seed}, round ${round}`
       expect(bytesToHex(root), where).toBe(bytesToHex(reference.root()))
       const reader = new MerklePatriciaTrie({ db: new MapDB(store.map), valueEncoding: ValueEncoding.Bytes, root })
-      for (let k = 0; k < keys.length; k++) expect(await reader.get(keys[k]), `${where}, key ${k}`).toEqual(model.get(k) ?? null)
+      for (let k = 0; k < keys.length; k++) {
+        expect(await reader.get(keys[k]), `${where}, key ${k}`).toEqual(model.get(k) ?? null)
+        if (model.size > 0) expect(trieGet(store, root, keys[k]), `${where}, key ${k} (trieGet)`).toEqual(model.get(k) ?? null)
+      }
     }
   })
 })
