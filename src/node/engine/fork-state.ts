@@ -197,8 +197,7 @@ export class ForkStateManager extends FastStateManager {
     if (cached !== undefined) return slotValue(cached)
     const account = await this.getAccount(address)
     if (!account) return EMPTY
-    const trie = this._getStorageTrie(address, account)
-    const stored = await trie.get(key)
+    const stored = await this.storedSlot(address, account, key)
     if (stored !== null) {
       this._caches?.storage?.put(address, key, stored)
       return slotValue(stored)
@@ -212,7 +211,7 @@ export class ForkStateManager extends FastStateManager {
     if (!(await this.link.account(address.bytes))?.hasStorage) return false
     const marker = this._caches?.storage?.get(address, this.link.clearedSlot)
     if (marker !== undefined) return slotValue(marker).length === 0
-    return (await this._getStorageTrie(address, account).get(this.link.clearedSlot)) === null
+    return (await this.storedSlot(address, account, this.link.clearedSlot)) === null
   }
 
   protected override encodeSlot(value: Uint8Array): Uint8Array {

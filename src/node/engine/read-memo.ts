@@ -73,6 +73,19 @@ export class MemoTrie extends MerklePatriciaTrie {
     return value
   }
 
+  /**
+   * The value under `key` in the trie at `root` (this trie's or another over the same store, a
+   * storage trie's): null when absent, undefined when the store cannot answer (a node it lacks).
+   */
+  readAt(root: Uint8Array, key: Uint8Array): Uint8Array | null | undefined {
+    const id = hexKey(root) + hexKey(key)
+    const known = this.memo.get(id)
+    if (known !== undefined) return known
+    const found = trieGet(this.store, root, this.appliedKey(key))
+    if (found !== undefined) this.memo.set(id, found)
+    return found
+  }
+
   /** Whether trie writes wait in its checkpoints (CheckpointDB's layers; selfcheck.ts checks the shape). */
   writesInCheckpoints(): boolean {
     for (const layer of this._db.checkpoints) if (layer.keyValueMap.size > 0) return true
