@@ -15,10 +15,11 @@ function mnemonicToSeed(mnemonic: string, passphrase = ''): Uint8Array {
 
 /** Accounts m/44'/60'/0'/0/i, as anvil and Hardhat derive them. */
 export function deriveAccounts(mnemonic: string, count: number): DevAccount[] {
-  const root = HDKey.fromMasterSeed(mnemonicToSeed(mnemonic))
+  // BIP-44 m/44'/60'/0'/0/i: the shared parent derived once (each level costs a public key).
+  const parent = HDKey.fromMasterSeed(mnemonicToSeed(mnemonic)).derive("m/44'/60'/0'/0")
   const accounts: DevAccount[] = []
   for (let i = 0; i < count; i++) {
-    const key = root.derive(`m/44'/60'/0'/0/${i}`).privateKey
+    const key = parent.deriveChild(i).privateKey
     if (!key) throw new Error(`could not derive account ${i}`)
     const privateKey = bytesToHex(key)
     accounts.push({ address: privateKeyToAddress(privateKey), privateKey })
