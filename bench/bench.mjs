@@ -382,12 +382,24 @@ const live = new Set()
 /** --no-anvil: the report leaves the anvil columns out. */
 let SKIP_ANVIL = false
 
+/**
+ * anvil's HOME for the nodes the bench starts: anvil writes the states it offloads from memory
+ * under ~/.foundry/anvil/tmp, and the scale scenario's (100k accounts, 1M slots, 100k blocks) come
+ * to tens of GB that a killed anvil leaves behind. Removed when the bench exits.
+ */
+let anvilHome
+function anvilEnv() {
+  anvilHome ??= mkdtempSync(join(os.tmpdir(), 'pcnode-bench-anvil-'))
+  return { ...process.env, HOME: anvilHome }
+}
+
 function killAllNow() {
   for (const n of live) {
     try {
       n.child.kill('SIGKILL')
     } catch {}
   }
+  if (anvilHome) rmSync(anvilHome, { recursive: true, force: true })
 }
 process.on('exit', killAllNow)
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
@@ -415,7 +427,8 @@ async function startNode(name, opts, { waitReady = true } = {}) {
       ? [process.execPath, [...opts.pcnodeNodeArgs, PCNODE_BIN, 'start', ...common, ...cfg.args]]
       : [opts.anvil, [...common, ...cfg.args]]
   const t0 = now() // boot times count from before the spawn
-  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] })
+  const env = cfg.kind === 'pcnode' ? process.env : anvilEnv()
+  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env })
   const node = track(name, cfg.kind, child, port, { rpcTimeoutMs: undefined, termWaitMs: 5000, t0 })
   if (waitReady) {
     try {
@@ -1287,7 +1300,7 @@ async function forkUpstream(opts) {
     'anvil(upstream)',
     opts.anvil,
     ['--host', '127.0.0.1', '--port', String(port), '--silent', '--chain-id', String(FORK_CHAIN_ID)],
-    {},
+    { HOME: anvilEnv().HOME },
     port,
   )
   await waitAnswer(up, 'eth_blockNumber', [], 30_000)
