@@ -94,6 +94,34 @@ export class FastStateManager extends MerkleStateManager {
     return copy
   }
 
+  /** Set while commit() or revert() runs: the flush they end with waits for the next root. */
+  private closing = false
+
+  /**
+   * Upstream flushes the caches to the trie when the last checkpoint closes, after every
+   * transaction and every run of dev edits. Here they stay in the caches (which answer every
+   * read) until a root is asked for (getStateRoot, setStateRoot, a proof), so writes between two
+   * roots (a run of anvil_setBalance batches, a flashblock's transactions) reach the trie as one
+   * batch.
+   */
+  override async commit(): Promise<void> {
+    this.closing = true
+    try {
+      await super.commit()
+    } finally {
+      this.closing = false
+    }
+  }
+
+  override async revert(): Promise<void> {
+    this.closing = true
+    try {
+      await super.revert()
+    } finally {
+      this.closing = false
+    }
+  }
+
   /**
    * Writes the caches to the tries as upstream's flush does (code, then storage, then accounts),
    * but each trie takes its writes as one batch (stored-trie.ts) instead of one put per key:
@@ -103,6 +131,7 @@ export class FastStateManager extends MerkleStateManager {
     const caches = this._caches
     // Without caches every write already went to the trie.
     if (caches === undefined || !(this._trie instanceof MemoTrie)) return super.flush()
+    if (this.closing) return
     const trie = this._trie
     const update = trie.updater()
     const keccak = trie.keccak
