@@ -293,6 +293,22 @@ describe('dev methods: evm_snapshot / evm_revert', () => {
     expect(await node.publicClient.getBalance({ address })).toBe(1n)
     expect((await node.rpc('evm_revert', ['0x999'])).result).toBe(false)
   })
+
+  it('edits after a revert build on the restored state, not on the edits it undid (a block pending throughout)', async () => {
+    const [a, b, c] = ['0xc1', '0xc2', '0xc3'].map((n) => `0x${n.slice(2).padStart(40, '0')}` as Address)
+    // The head's edited state is kept between edits (dev/edits.ts HeadState): a revert must drop it.
+    expect((await node.rpc('eth_getBlockByNumber', ['pending', false])).result).not.toBeNull()
+    await test.setBalance({ address: a, value: 1n })
+    const id = await test.snapshot()
+    await test.setBalance({ address: b, value: 2n })
+    expect(await node.publicClient.getBalance({ address: b })).toBe(2n)
+    await test.revert({ id })
+    await test.setBalance({ address: c, value: 3n })
+    for (const blockTag of ['latest', 'pending'] as const) {
+      const balances = await Promise.all([a, b, c].map((address) => node.publicClient.getBalance({ address, blockTag })))
+      expect(balances, blockTag).toEqual([1n, 0n, 3n])
+    }
+  })
 })
 
 describe('dev methods: impersonation', () => {

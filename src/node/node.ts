@@ -194,7 +194,7 @@ export class DevNode {
   /** The state after `block` (the live one for the pending block). */
   private async viewFor(block: BlockRecord): Promise<ExecView> {
     if (!block.sealed || (this.chain.pending === undefined && block === this.chain.head)) return this.engine.live
-    return this.engine.viewAt(this.chain.stateRootOf(block))
+    return this.engine.viewAt(await this.chain.settledRootOf(block))
   }
 
   private read<T>(ref: BlockRef, fn: (view: ExecView, block: BlockRecord) => Promise<T>): Promise<T> {

@@ -7,6 +7,19 @@ import type { BlockRecord, BlockRef, IncludedTx, LogFilter, MatchedLog } from '.
 /** Most logs one eth_getLogs answers (reth's and geth's default). */
 export const MAX_LOGS = 10_000
 
+/**
+ * A state root dev edits keep moving (dev/edits.ts): the edits are applied to a state at once and
+ * written to the trie when a reader needs the root, so a run of edit batches computes it once.
+ */
+export interface LazyRoot {
+  /** Edits were applied since `root` was computed. */
+  readonly dirty: boolean
+  /** The root as last computed. */
+  readonly root: Uint8Array
+  /** Computes `root` when dirty. */
+  settle(): Promise<void>
+}
+
 export class Chain {
   /** Sealed blocks from `first` on: block 0 on a fresh chain, the fork block on a fork. */
   readonly blocks: BlockRecord[] = []
@@ -68,20 +81,25 @@ export class Chain {
   }
 
   /** Roots reads use instead of a sealed block's own: dev setters (anvil_setBalance…) move the head's. */
-  private readonly stateRoots = new WeakMap<BlockRecord, Uint8Array>()
+  private readonly stateRoots = new WeakMap<BlockRecord, Uint8Array | LazyRoot>()
+  /** Lazy roots set since the last settleAll (the ones that may be dirty). */
+  private readonly lazyRoots = new Set<LazyRoot>()
   /** Blocks below this number have no state in the trie (their history came from a state file). */
   stateFrom = 0n
   /** Set when old state is pruned (pruning.ts): whether a root's nodes are still held. */
   pruning: { keep: number; available(root: Uint8Array): boolean } | undefined
 
-  /** The state root reads at `block` use. */
+  /**
+   * The state root reads at `block` use, once dev edits waiting to be written are (settle first,
+   * or use settledRootOf).
+   */
   stateRootOf(block: BlockRecord): Uint8Array {
     if (block.header.number < this.stateFrom) {
       throw new StateUnavailableError(
         `state of block ${block.header.number} is not available (history before block ${this.stateFrom} was loaded from a state file)`,
       )
     }
-    const root = this.stateRoots.get(block) ?? block.header.stateRoot
+    const root = this.stateRootOverride(block) ?? block.header.stateRoot
     if (this.pruning && !this.pruning.available(root)) {
       throw new StateUnavailableError(
         `state of block ${block.header.number} is not available (pcnode keeps the state of the last ${this.pruning.keep} blocks: --state-history)`,
@@ -90,12 +108,42 @@ export class Chain {
     return root
   }
 
-  /** The root set by dev setters for `block`, if any. */
-  stateRootOverride(block: BlockRecord): Uint8Array | undefined {
-    return this.stateRoots.get(block)
+  /** The state root reads at `block` use, its dev edits written first. */
+  async settledRootOf(block: BlockRecord): Promise<Uint8Array> {
+    await this.settle(block)
+    return this.stateRootOf(block)
   }
 
-  setStateRootOverride(block: BlockRecord, root: Uint8Array | undefined): void {
+  /** Writes the dev edits of `block`'s state that wait for a read (dev/edits.ts). */
+  async settle(block: BlockRecord): Promise<void> {
+    const override = this.stateRoots.get(block)
+    if (override && !(override instanceof Uint8Array)) await override.settle()
+  }
+
+  /** Whether `root` is what `block`'s reads use now (a lazy root another setter has not replaced). */
+  usesRoot(block: BlockRecord, root: LazyRoot): boolean {
+    return this.stateRoots.get(block) === root
+  }
+
+  /** Writes every block's dev edits that wait for a read (before pruning lists the roots it keeps). */
+  async settleAll(): Promise<void> {
+    for (const lazy of this.lazyRoots) {
+      await lazy.settle()
+      this.lazyRoots.delete(lazy)
+    }
+  }
+
+  /** The root set by dev setters for `block`, if any (settled: see settle). */
+  stateRootOverride(block: BlockRecord): Uint8Array | undefined {
+    const override = this.stateRoots.get(block)
+    if (override === undefined || override instanceof Uint8Array) return override
+    if (override.dirty)
+      throw new Error(`internal: the dev edits of block ${block.header.number} were read before they were settled`)
+    return override.root
+  }
+
+  setStateRootOverride(block: BlockRecord, root: Uint8Array | LazyRoot | undefined): void {
+    if (root && !(root instanceof Uint8Array)) this.lazyRoots.add(root)
     if (root) this.stateRoots.set(block, root)
     else this.stateRoots.delete(block)
   }

@@ -38,6 +38,7 @@ export function copyPending(block: BlockRecord): BlockRecord {
 }
 
 export async function takeSnapshot({ engine, chain, pool }: NodeParts): Promise<NodeSnapshot> {
+  await chain.settle(chain.head)
   return {
     stateRoot: await engine.live.root(),
     headStateRoot: chain.stateRootOverride(chain.head),

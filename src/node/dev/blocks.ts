@@ -21,7 +21,7 @@ export async function reopen(ctx: NodeContext, timestamp?: bigint, drop?: (t: In
     chain.dropPreconfirmed(pending)
     chain.pending = undefined
     // The head's state as reads see it: the pending block's base, dev setters included.
-    await engine.live.setRoot(chain.stateRootOf(chain.head))
+    await engine.live.setRoot(await chain.settledRootOf(chain.head))
     for (const t of pending.txs) {
       if (drop?.(t)) continue
       // Deposits run at the start of the block again (opstack/opstack.ts).

@@ -2,10 +2,14 @@
 // which the pending block runs on, and to the head's state as reads at "latest" see it — a root
 // kept beside the head's own (Chain.stateRootOf), as anvil serves them at once. The head's header
 // keeps its real root, so its hash stays valid. Edits queued one after another (a batch request of
-// anvil_setBalance calls) are applied together: one new head root per run of edits, not one per
-// edit, so they do not leave a trie version each behind (issue 18).
+// anvil_setBalance calls) are applied together, and the head's edited state is written to the trie
+// only when something reads it (HeadState), so a run of edit batches costs one new root, not one
+// per batch (issue 18).
+
+import type { LazyRoot } from '../chain/chain.js'
 import type { NodeContext } from '../context.js'
 import type { StateView } from '../engine/index.js'
+import type { BlockRecord } from '../types.js'
 
 type Change = (state: StateView) => Promise<void>
 
@@ -15,9 +19,47 @@ interface EditRun {
   items: Array<{ change: Change; after?: () => void; resolve: () => void; reject: (error: unknown) => void }>
 }
 
+/**
+ * The head's state with the edits made while a block was pending: edits apply to its caches, and
+ * its root is computed when a reader settles it. Only edit runs (queue tasks) and settle() touch
+ * the state, one at a time.
+ */
+class HeadState implements LazyRoot {
+  dirty = false
+  private lock: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    readonly head: BlockRecord,
+    private readonly state: StateView,
+    public root: Uint8Array,
+  ) {}
+
+  apply(changes: Change[]): Promise<void> {
+    return this.exclusive(async () => {
+      this.dirty = true
+      for (const change of changes) await change(this.state)
+    })
+  }
+
+  settle(): Promise<void> {
+    return this.exclusive(async () => {
+      if (!this.dirty) return
+      this.root = await this.state.root()
+      this.dirty = false
+    })
+  }
+
+  private exclusive(fn: () => Promise<void>): Promise<void> {
+    const run = this.lock.then(fn)
+    this.lock = run.catch(() => {})
+    return run
+  }
+}
+
 /** Edits queued back to back, applied as one queue task. */
 export class StateEdits {
   private open: EditRun | undefined
+  private headState: HeadState | undefined
 
   constructor(private readonly ctx: NodeContext) {}
 
@@ -34,7 +76,7 @@ export class StateEdits {
       queue
         .run(async () => {
           if (this.open === run) this.open = undefined
-          await applyRun(this.ctx, run)
+          await this.applyRun(run)
         })
         .catch((error) => {
           for (const i of run.items) i.reject(error)
@@ -43,37 +85,50 @@ export class StateEdits {
       this.open = run
     })
   }
-}
 
-async function applyRun(ctx: NodeContext, run: EditRun): Promise<void> {
-  const { engine, chain } = ctx
-  const { live } = engine
-  const applied: EditRun['items'] = []
-  // One outer checkpoint: the state manager writes its caches to the trie when its last checkpoint
-  // closes, so the run's edits reach the trie in one flush rather than one flush each.
-  await live.checkpoint()
-  for (const item of run.items) {
+  private async applyRun(run: EditRun): Promise<void> {
+    const { engine, chain } = this.ctx
+    const { live } = engine
+    const applied: EditRun['items'] = []
+    // One outer checkpoint, so one failing edit reverts alone. The live state writes the edits to
+    // the trie at its next root (state.ts), with whatever else changed by then.
     await live.checkpoint()
-    try {
-      await item.change(live)
-      await live.commit()
-      applied.push(item)
-    } catch (error) {
-      await live.revert()
-      item.reject(error)
+    for (const item of run.items) {
+      await live.checkpoint()
+      try {
+        await item.change(live)
+        await live.commit()
+        applied.push(item)
+      } catch (error) {
+        await live.revert()
+        item.reject(error)
+      }
+    }
+    await live.commit()
+    if (applied.length === 0) return
+    if (!chain.pending) {
+      chain.setStateRootOverride(chain.head, await live.root())
+    } else {
+      const state = await this.stateOfHead()
+      await state.apply(applied.map((item) => item.change))
+      chain.setStateRootOverride(chain.head, state)
+    }
+    for (const item of applied) {
+      item.after?.()
+      item.resolve()
     }
   }
-  await live.commit()
-  if (applied.length === 0) return
-  if (!chain.pending) {
-    chain.setStateRootOverride(chain.head, await live.root())
-  } else {
-    const view = await engine.scratchAt(chain.stateRootOf(chain.head))
-    for (const item of applied) await item.change(view)
-    chain.setStateRootOverride(chain.head, await view.root())
-  }
-  for (const item of applied) {
-    item.after?.()
-    item.resolve()
+
+  /**
+   * The head's edited state; new when the head has moved on (the last one's edits written first)
+   * or its root was set otherwise since (evm_revert, a state load).
+   */
+  private async stateOfHead(): Promise<HeadState> {
+    const { engine, chain } = this.ctx
+    if (this.headState?.head === chain.head && chain.usesRoot(chain.head, this.headState)) return this.headState
+    await this.headState?.settle()
+    const root = await chain.settledRootOf(chain.head)
+    this.headState = new HeadState(chain.head, await engine.scratchAt(root), root)
+    return this.headState
   }
 }

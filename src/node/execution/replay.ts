@@ -32,7 +32,7 @@ export class BlockReplay {
     if (number === 0n) throw new NodeError('genesis is not traceable')
     const parent = chain.byNumber(number - 1n)
     if (!parent) throw new NodeError(`parent ${number - 1n} not found`)
-    const view = await engine.freshViewAt(chain.stateRootOf(parent))
+    const view = await engine.freshViewAt(await chain.settledRootOf(parent))
     await engine.applySystemWrites(view, block.header)
     return new BlockReplay(view, engine.blockEnv(block.header), block, opStack)
   }

@@ -72,7 +72,7 @@ export async function rerunOpenBlock(ctx: NodeContext, plan: RerunPlan): Promise
   // Their receipts disappear at once; the kept ones are served from the old record until re-run.
   chain.forget(left.keys())
   chain.pending = undefined
-  await engine.live.setRoot(chain.stateRootOf(chain.head))
+  await engine.live.setRoot(await chain.settledRootOf(chain.head))
   opStack?.requeueFirst(old.txs.filter((t) => t.tx.deposit).map((t) => t.tx))
   producer.resync()
   producer.muted = !plan.announce

@@ -74,7 +74,10 @@ export class StatePruner {
   private async sweepOnce(): Promise<SweepResult> {
     const { nodes, queue, live } = this.engine
     // In the queue: the live root and the chain agree, and no flashblock is half-committed.
-    const roots = await queue.run(async () => this.rootsToKeep(await live.root()))
+    const roots = await queue.run(async () => {
+      await this.chain.settleAll()
+      return this.rootsToKeep(await live.root())
+    })
     this.keptRoots = new Set(roots.map((root) => hexKey(root)))
     const written = new Set<string>()
     nodes.written = written

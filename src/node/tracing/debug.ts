@@ -108,7 +108,7 @@ export class Debugger {
           view = replay.view
         } else {
           const live = !block.sealed || (chain.pending === undefined && block === chain.head)
-          view = await engine.freshViewAt(live ? await engine.live.root() : chain.stateRootOf(block))
+          view = await engine.freshViewAt(live ? await engine.live.root() : await chain.settledRootOf(block))
         }
         const payFees = hasFee(req)
         const env = callEnv(engine, block.header, options.blockOverrides, payFees)

@@ -38,7 +38,7 @@ export async function captureState(
   { engine, chain, pool, fork }: { engine: Engine; chain: Chain; pool: TxPool; fork?: { point: { number: bigint; hash: Hex } } },
   timeOffset: bigint,
 ): Promise<StateCapture> {
-  const stateRoot = chain.stateRootOf(chain.head)
+  const stateRoot = await chain.settledRootOf(chain.head)
   // The open block's L1-info deposit is not kept: the next block makes its own.
   const pending: PoolJson[] = (chain.pending?.txs ?? []).filter((t) => !isL1InfoDeposit(t.tx)).map((t) => poolJson(t.tx))
   const pooled = pool.all().map((info) => poolJson(info.tx))
