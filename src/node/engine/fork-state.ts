@@ -214,6 +214,11 @@ export class ForkStateManager extends FastStateManager {
     return (await this.storedSlot(address, account, this.link.clearedSlot)) === null
   }
 
+  protected override async exists(address: Address): Promise<boolean> {
+    // A cached tombstone is a deleted account.
+    return this.link.source ? (await this.getAccount(address)) !== undefined : super.exists(address)
+  }
+
   protected override encodeSlot(value: Uint8Array): Uint8Array {
     // Zero stays in the trie as a marker: deleting the slot would let the upstream's value through.
     return value.length === 0 && this.link.source ? ZERO_SLOT : super.encodeSlot(value)

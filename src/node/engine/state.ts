@@ -57,9 +57,15 @@ export class FastStateManager extends MerkleStateManager {
     if (storage === undefined) return super.putStorage(address, key, value)
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
-    const account = await this.getAccount(address)
-    if (!account) throw new Error('putStorage() called on non-existing account')
+    if (!(await this.exists(address))) throw new Error('putStorage() called on non-existing account')
     storage.put(address, key, this.encodeSlot(unpadBytes(value)))
+  }
+
+  /** Whether the account exists; from the cache without decoding it (every SSTORE asks). */
+  protected async exists(address: Address): Promise<boolean> {
+    const elem = this._caches?.account?.get(address)
+    if (elem !== undefined) return elem.accountRLP !== undefined
+    return (await this.getAccount(address)) !== undefined
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
@@ -145,10 +151,11 @@ export class FastStateManager extends MerkleStateManager {
     }
     const slots = new Map<string, TrieWrite[]>()
     for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
-      const decoded = RLP.decode(value ?? EMPTY) as Uint8Array
       let writes = slots.get(addressHex)
       if (writes === undefined) slots.set(addressHex, (writes = []))
-      writes.push([keccak(hexBytes(keyHex)), decoded.length > 0 ? RLP.encode(decoded) : null])
+      // The cache holds slots as the trie does (RLP of the unpadded value; encodeSlot); RLP("") is a deletion.
+      const deleted = value === undefined || (value.length === 1 && value[0] === 0x80)
+      writes.push([keccak(hexBytes(keyHex)), deleted ? null : value])
     }
     for (const [addressHex, writes] of slots) {
       const address = new Address(hexBytes(addressHex))
