@@ -6,43 +6,46 @@ import { hexKey } from '../bytes.js'
 type Keccak = (data: Uint8Array) => Uint8Array
 
 export class Preimages {
-  /** Address (hex, no 0x) → slots written under it (32-byte hex, no 0x). */
+  /** Address (hex, no 0x) → slots written under it (32-byte hex, no 0x), in the order first written. */
   private readonly keys = new Map<string, Set<string>>()
   private readonly addressByHash = new Map<string, string>()
   private readonly slotByHash = new Map<string, Map<string, string>>()
-  private unhashedAddresses: string[] = []
-  private unhashedSlots: Array<[string, string]> = []
+  /**
+   * How much of `keys` is hashed: its first `hashedAddresses` addresses, and the first n slots of
+   * each (Maps and Sets keep insertion order). No list of what waits: a million slots set between
+   * two dumps would hold a million entries more.
+   */
+  private hashedAddresses = 0
+  private readonly hashedSlots = new Map<string, number>()
 
   account(address: Uint8Array): Set<string> {
     const key = hexKey(address)
     let slots = this.keys.get(key)
-    if (!slots) {
-      this.keys.set(key, (slots = new Set()))
-      this.unhashedAddresses.push(key)
-    }
+    if (!slots) this.keys.set(key, (slots = new Set()))
     return slots
   }
 
   slot(address: Uint8Array, slot: Uint8Array): void {
-    const slots = this.account(address)
-    const key = hexKey(slot)
-    if (slots.has(key)) return
-    slots.add(key)
-    this.unhashedSlots.push([hexKey(address), key])
+    this.account(address).add(hexKey(slot))
   }
 
   /** Hashes what was recorded since the last call. */
   private settle(keccak: Keccak): void {
-    for (const address of this.unhashedAddresses) {
-      this.addressByHash.set(hexKey(keccak(Buffer.from(address, 'hex'))), address)
+    let index = 0
+    for (const [address, slots] of this.keys) {
+      if (index++ >= this.hashedAddresses) this.addressByHash.set(hexKey(keccak(Buffer.from(address, 'hex'))), address)
+      const done = this.hashedSlots.get(address) ?? 0
+      if (slots.size === done) continue
+      let byHash = this.slotByHash.get(address)
+      if (!byHash) this.slotByHash.set(address, (byHash = new Map()))
+      let i = 0
+      for (const slot of slots) {
+        if (i++ < done) continue
+        byHash.set(hexKey(keccak(Buffer.from(slot, 'hex'))), slot)
+      }
+      this.hashedSlots.set(address, slots.size)
     }
-    for (const [address, slot] of this.unhashedSlots) {
-      let slots = this.slotByHash.get(address)
-      if (!slots) this.slotByHash.set(address, (slots = new Map()))
-      slots.set(hexKey(keccak(Buffer.from(slot, 'hex'))), slot)
-    }
-    this.unhashedAddresses = []
-    this.unhashedSlots = []
+    this.hashedAddresses = this.keys.size
   }
 
   /** The address whose keccak is `hash` (hex, no 0x). */
