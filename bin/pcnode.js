@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs the compiled CLI; `npm ci` builds it (the prepare script).
-import('../dist/cli/index.js').catch((error) => {
+// Runs the built CLI (one bundle: scripts/bundle.mjs); `npm ci` builds it (the prepare script).
+import('../dist/bundle/cli.js').catch((error) => {
   if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist')) {
     console.error('pcnode: not built yet; run `npm run build` (npm ci does it) first.')
   } else {

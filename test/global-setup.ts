@@ -5,6 +5,6 @@ import { spawnSync } from 'node:child_process'
 import { ROOT } from './cli.js'
 
 export default function setup(): void {
-  const run = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' })
+  const run = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' })
   if (run.status !== 0) throw new Error(`the build failed:\n${run.stdout}${run.stderr}`)
 }
