@@ -18,19 +18,30 @@ export class Preimages {
   private hashedAddresses = 0
   private readonly hashedSlots = new Map<string, number>()
 
+  /** Whether keys were recorded since the last settle (a dump looks up every key: settle must be free then). */
+  private recorded = false
+
   account(address: Uint8Array): Set<string> {
     const key = hexKey(address)
     let slots = this.keys.get(key)
-    if (!slots) this.keys.set(key, (slots = new Set()))
+    if (!slots) {
+      this.keys.set(key, (slots = new Set()))
+      this.recorded = true
+    }
     return slots
   }
 
   slot(address: Uint8Array, slot: Uint8Array): void {
-    this.account(address).add(hexKey(slot))
+    const slots = this.account(address)
+    const size = slots.size
+    slots.add(hexKey(slot))
+    if (slots.size !== size) this.recorded = true
   }
 
   /** Hashes what was recorded since the last call. */
   private settle(keccak: Keccak): void {
+    if (!this.recorded) return
+    this.recorded = false
     let index = 0
     for (const [address, slots] of this.keys) {
       if (index++ >= this.hashedAddresses) this.addressByHash.set(hexKey(keccak(Buffer.from(address, 'hex'))), address)
