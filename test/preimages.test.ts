@@ -31,4 +31,20 @@ describe('key preimages', () => {
     expect(p.slotOf(hexKey(b), hashOf(bytes(4, 32)), keccak)).toBe(hexKey(bytes(4, 32)))
     expect(p.slotOf(hexKey(b), hashOf(bytes(1, 32)), keccak)).toBeUndefined()
   })
+
+  it('hash each key once: a dump looks up every key, and lookups with nothing new recorded hash nothing', () => {
+    const p = new Preimages()
+    let hashed = 0
+    const counting = (data: Uint8Array) => {
+      hashed++
+      return keccak(data)
+    }
+    for (let i = 0; i < 50; i++) p.account(bytes(i, 20))
+    p.slot(bytes(1, 20), bytes(7, 32))
+    for (let i = 0; i < 50; i++) expect(p.addressOf(hashOf(bytes(i, 20)), counting)).toBe(hexKey(bytes(i, 20)))
+    expect(hashed).toBe(51)
+    p.slot(bytes(1, 20), bytes(8, 32))
+    expect(p.slotOf(hexKey(bytes(1, 20)), hashOf(bytes(8, 32)), counting)).toBe(hexKey(bytes(8, 32)))
+    expect(hashed).toBe(52)
+  })
 })
