@@ -110,19 +110,18 @@ export class FastStateManager extends MerkleStateManager {
    * roots (a run of anvil_setBalance batches, a flashblock's transactions) reach the trie as one
    * batch.
    */
-  override async commit(): Promise<void> {
-    this.closing = true
-    try {
-      await super.commit()
-    } finally {
-      this.closing = false
-    }
+  override commit(): Promise<void> {
+    return this.closingCheckpoint(() => super.commit())
   }
 
-  override async revert(): Promise<void> {
+  override revert(): Promise<void> {
+    return this.closingCheckpoint(() => super.revert())
+  }
+
+  private async closingCheckpoint(close: () => Promise<void>): Promise<void> {
     this.closing = true
     try {
-      await super.revert()
+      await close()
     } finally {
       this.closing = false
     }
