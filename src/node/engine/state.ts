@@ -1,5 +1,6 @@
-// The live state: ethereumjs' MerkleStateManager over an in-memory node store, with one upstream
-// slow path fixed (storage writes) and the cache read synchronously for admission.
+// The live state: ethereumjs' MerkleStateManager over an in-memory node store, with its slow paths
+// replaced (storage writes and reads, flushes: stored-trie.ts) and the cache read synchronously
+// for admission.
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
@@ -16,9 +17,10 @@ const RLP_EMPTY = Uint8Array.of(0x80)
 const hexBytes = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex, 'hex'))
 
 /**
- * MerkleStateManager whose putStorage writes to the storage cache only.
- * Upstream 10.1.3 writes every SSTORE through to the trie as well (`cache.put(...) ?? write()`,
- * and put() returns undefined), costing ~0.3 ms each; flush() at commit persists the cache anyway.
+ * MerkleStateManager whose putStorage writes to the storage cache only (upstream 10.1.3 writes
+ * every SSTORE through to the trie as well, `cache.put(...) ?? write()` with put() returning
+ * undefined, ~0.3 ms each), whose storage reads skip per-account trie objects, and whose caches
+ * reach the tries in one batch when a root is asked for (flush).
  */
 export class FastStateManager extends MerkleStateManager {
   /** The state upstream builds by default (a key-hashing trie in memory), over `nodes`. */
