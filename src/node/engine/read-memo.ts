@@ -6,6 +6,7 @@
 // addressed, so what `get(key)` answers at a root never changes: one engine-wide memo serves the
 // live trie, every view's copy of it and the storage tries made from them, whatever their root.
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { KeyEncoding, ValueEncoding } from '@ethereumjs/util'
 import { hexKey } from '../bytes.js'
 import { type NodeSink, TrieUpdate, trieGet } from './stored-trie.js'
 
@@ -44,6 +45,7 @@ export class MemoTrie extends MerklePatriciaTrie {
   static over(trie: MerklePatriciaTrie, store: MemoStore): MemoTrie {
     Object.setPrototypeOf(trie, MemoTrie.prototype)
     ;(trie as MemoTrie).store = store
+    readsOutsideCheckpoints((trie as MemoTrie)._db as unknown as LayeredDB)
     return trie as MemoTrie
   }
 
@@ -97,5 +99,34 @@ export class MemoTrie extends MerklePatriciaTrie {
   override shallowCopy(includeCheckpoints = true, opts?: Parameters<MerklePatriciaTrie['shallowCopy']>[1]): MerklePatriciaTrie {
     const copy = super.shallowCopy(includeCheckpoints, opts)
     return opts?.keyPrefix ? copy : MemoTrie.over(copy, this.store)
+  }
+}
+
+/** The slice of ethereumjs' CheckpointDB (mpt db/checkpointDB.ts) a MemoTrie's reads use. */
+interface LayeredDB {
+  checkpoints: Array<{ keyValueMap: Map<string, Uint8Array | undefined> }>
+  _cache?: unknown
+  valueEncoding: string
+  db: { get(key: string, opts: { keyEncoding: string; valueEncoding: string }): Promise<unknown> }
+  get(key: Uint8Array): Promise<Uint8Array | undefined>
+}
+
+/**
+ * CheckpointDB.get copies every node it reads from its database into the open checkpoint's layer
+ * ("so future gets will not look the key up again"). The database is an in-memory map here, so
+ * the copy saves nothing, and it made the layers look written: MemoTrie.get then took ethereumjs'
+ * async walk for every read until the checkpoint closed (a simulation's, a pending block's: half
+ * of a 100-call eth_simulateV1). Reads answer from the layers, then the database, as upstream's.
+ */
+function readsOutsideCheckpoints(db: LayeredDB): void {
+  if (db._cache !== undefined || db.valueEncoding !== ValueEncoding.Bytes) return
+  const opts = { keyEncoding: KeyEncoding.String, valueEncoding: ValueEncoding.Bytes }
+  db.get = async (key: Uint8Array) => {
+    const id = hexKey(key)
+    for (let i = db.checkpoints.length - 1; i >= 0; i--) {
+      const layer = db.checkpoints[i].keyValueMap
+      if (layer.has(id)) return layer.get(id)
+    }
+    return (await db.db.get(id, opts)) as Uint8Array | undefined
   }
 }
