@@ -145,11 +145,10 @@ export class ForkStateManager extends FastStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     if (!this.link.source) return super.getAccount(address)
-    const elem = this._caches?.account?.get(address)
-    if (elem !== undefined) {
-      if (elem.accountRLP === undefined) return undefined
-      const cached = createAccountFromRLP(elem.accountRLP)
-      return this.link.isTombstone(cached) ? undefined : cached
+    const entry = this.accountEntry(address)
+    if (entry !== undefined) {
+      const cached = entry.copy()
+      return cached && this.link.isTombstone(cached) ? undefined : cached
     }
     const stored = await this._trie.get(address.bytes)
     if (stored !== null) {

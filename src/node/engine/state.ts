@@ -7,6 +7,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { Caches, CODEHASH_PREFIX, MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager'
 import { Account, Address, concatBytes, createAccountFromRLP, MapDB, unpadBytes, ValueEncoding } from '@ethereumjs/util'
 import { hexKey } from '../bytes.js'
+import { type AccountEntry, AccountObjectCache } from './account-cache.js'
 import { Preimages } from './preimages.js'
 import { MemoTrie, ReadMemo } from './read-memo.js'
 import type { TrieWrite } from './stored-trie.js'
@@ -34,6 +35,22 @@ export class FastStateManager extends MerkleStateManager {
   constructor(opts: MerkleStateManagerOpts, keepPreimages = true) {
     super(opts)
     this.preimages = keepPreimages ? new Preimages() : undefined
+    useAccountObjects(this)
+  }
+
+  /** The account cache's entry for `address` (account-cache.ts); undefined when not cached. */
+  protected accountEntry(address: Address): AccountEntry | undefined {
+    return (this._caches?.account as unknown as AccountObjectCache | undefined)?.get(address)
+  }
+
+  /** As upstream's, without decoding a cached account (account-cache.ts). */
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const entry = this.accountEntry(address)
+    if (entry !== undefined) return entry.copy()
+    const rlp = await this._trie.get(address.bytes)
+    const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
+    this._caches?.account?.put(address, account)
+    return account
   }
 
   /**
@@ -43,9 +60,8 @@ export class FastStateManager extends MerkleStateManager {
    * with execution and write a stale trie value back into the cache.
    */
   peekAccount(address: Address): Account | null | undefined {
-    const elem = this._caches?.account?.get(address)
-    if (elem === undefined) return undefined
-    return elem.accountRLP === undefined ? null : createAccountFromRLP(elem.accountRLP)
+    const entry = this.accountEntry(address)
+    return entry === undefined ? undefined : (entry.copy() ?? null)
   }
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
@@ -65,8 +81,8 @@ export class FastStateManager extends MerkleStateManager {
 
   /** Whether the account exists; from the cache without decoding it (every SSTORE asks). */
   protected async exists(address: Address): Promise<boolean> {
-    const elem = this._caches?.account?.get(address)
-    if (elem !== undefined) return elem.accountRLP !== undefined
+    const entry = this.accountEntry(address)
+    if (entry !== undefined) return entry.account !== undefined
     return (await this.getAccount(address)) !== undefined
   }
 
@@ -98,6 +114,7 @@ export class FastStateManager extends MerkleStateManager {
   override shallowCopy(downlevelCaches = true): MerkleStateManager {
     const copy = super.shallowCopy(downlevelCaches)
     Object.setPrototypeOf(copy, Object.getPrototypeOf(this))
+    useAccountObjects(copy)
     this.copyInto(copy as FastStateManager)
     return copy
   }
@@ -175,6 +192,12 @@ export class FastStateManager extends MerkleStateManager {
 
   /** Subclasses carry their own fields over to a shallow copy. */
   protected copyInto(_copy: FastStateManager): void {}
+}
+
+/** Gives the state the account cache that holds accounts decoded (account-cache.ts), if it caches accounts. */
+function useAccountObjects(sm: MerkleStateManager): void {
+  const caches = (sm as unknown as { _caches?: { account?: unknown } })._caches
+  if (caches?.account !== undefined && !(caches.account instanceof AccountObjectCache)) caches.account = new AccountObjectCache()
 }
 
 /** The live state's trie: key-hashing, in memory, over `nodes`. */

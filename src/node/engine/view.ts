@@ -4,10 +4,11 @@ import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { Account, Address, createAccountFromRLP, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
+import { Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import { encodeReceipt, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
 import { ExecutionError, NodeError } from '../errors.js'
 import type { AccessListEntry, CallRequest, LogEntry, TxRecord } from '../types.js'
+import type { AccountEntry } from './account-cache.js'
 import { runDeposit } from './deposit.js'
 import { ForkStateManager } from './fork-state.js'
 import type { BlockEnv } from './header.js'
@@ -26,7 +27,7 @@ import { historyContract } from './system.js'
 import { callTransaction, engineTx } from './tx.js'
 
 interface PeekCaches {
-  account?: { get(a: Address): { accountRLP?: Uint8Array } | undefined }
+  account?: { get(a: Address): AccountEntry | undefined }
   code?: { get(a: Address): { code?: Uint8Array } | undefined }
   storage?: { get(a: Address, key: Uint8Array): Uint8Array | undefined }
 }
@@ -94,8 +95,8 @@ export class StateView {
       account: (address) => {
         const elem = caches?.account?.get(new Address(address))
         if (elem === undefined) return undefined
-        if (elem.accountRLP === undefined) return null
-        const a = createAccountFromRLP(elem.accountRLP)
+        const a = elem.account
+        if (a === undefined) return null
         if (this.sm instanceof ForkStateManager && this.sm.link.isTombstone(a)) return null
         return { nonce: a.nonce, balance: a.balance, codeHash: a.codeHash, storageRoot: a.storageRoot }
       },

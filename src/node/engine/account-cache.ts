@@ -1,0 +1,105 @@
+// The state's account cache, holding accounts decoded. ethereumjs' AccountCache (statemanager
+// cache/account.ts) keeps each account as its RLP in a red-black tree keyed by hex: every
+// getAccount decodes it (RLP, two bigints from hex) and every putAccount encodes it again, and a
+// lookup walks ~17 string comparisons at 100k accounts. A call reads and writes the sender, the
+// recipient and the coinbase several times each, so that was about a quarter of an eth_call's
+// engine time and two fifths of a simulated transfer's (issue 18). Here an entry holds an Account
+// of its own (copied in and out, so a caller mutating what it got changes nothing until it puts
+// it back), in a Map, and is encoded only when the flush writes it to the trie. Checkpoints
+// journal entries exactly as upstream's: the entry a key had before its first change at a level.
+import { Account, type Address, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
+import { hexKey } from '../bytes.js'
+
+/** What the cache holds for an address: the account, or `undefined` for one known absent. */
+export class AccountEntry {
+  readonly account: Account | undefined
+
+  constructor(account: Account | undefined) {
+    this.account = account && frozenCopy(account)
+  }
+
+  /** A copy for a caller to change (undefined when the account is absent). */
+  copy(): Account | undefined {
+    const a = this.account
+    return a && new Account(a.nonce, a.balance, a.storageRoot, a.codeHash)
+  }
+
+  /** The account's RLP as the trie stores it, as upstream's cache elements carry it (undefined: absent). */
+  get accountRLP(): Uint8Array | undefined {
+    return this.account?.serialize()
+  }
+}
+
+/**
+ * The cache's own copy. The empty-storage root and the empty-code hash, which most accounts
+ * have, are shared (an account's byte fields are replaced, never written in place, upstream too).
+ */
+function frozenCopy(a: Account): Account {
+  const storageRoot = equalsBytes(a.storageRoot, KECCAK256_RLP) ? KECCAK256_RLP : a.storageRoot
+  const codeHash = equalsBytes(a.codeHash, KECCAK256_NULL) ? KECCAK256_NULL : a.codeHash
+  return new Account(a.nonce, a.balance, storageRoot, codeHash)
+}
+
+/** Upstream AccountCache's interface, over a Map of AccountEntry (state.ts installs it). */
+export class AccountObjectCache {
+  private map = new Map<string, AccountEntry>()
+  /** Per checkpoint level, the entry each key had before its first change there (undefined: none). */
+  private diffs: Array<Map<string, AccountEntry | undefined>> = [new Map()]
+
+  get(address: Address): AccountEntry | undefined {
+    return this.map.get(hexKey(address.bytes))
+  }
+
+  /** Caches `account` (undefined: known absent), journaled for revert and flushed to the trie. */
+  put(address: Address, account: Account | undefined): void {
+    this.set(hexKey(address.bytes), new AccountEntry(account))
+  }
+
+  del(address: Address): void {
+    this.set(hexKey(address.bytes), new AccountEntry(undefined))
+  }
+
+  private set(key: string, entry: AccountEntry): void {
+    const diff = this.diffs[this.diffs.length - 1]
+    if (!diff.has(key)) diff.set(key, this.map.get(key))
+    this.map.set(key, entry)
+  }
+
+  /** The entries changed since the last flush at the current level (upstream's order: first change). */
+  flush(): Array<[string, AccountEntry]> {
+    const level = this.diffs.length - 1
+    const items: Array<[string, AccountEntry]> = []
+    for (const key of this.diffs[level].keys()) {
+      const entry = this.map.get(key)
+      if (entry !== undefined) items.push([key, entry])
+    }
+    this.diffs[level] = new Map()
+    return items
+  }
+
+  checkpoint(): void {
+    this.diffs.push(new Map())
+  }
+
+  revert(): void {
+    const diff = this.diffs.pop() as Map<string, AccountEntry | undefined>
+    for (const [key, entry] of diff) {
+      if (entry === undefined) this.map.delete(key)
+      else this.map.set(key, entry)
+    }
+  }
+
+  commit(): void {
+    const diff = this.diffs.pop() as Map<string, AccountEntry | undefined>
+    const below = this.diffs[this.diffs.length - 1]
+    for (const [key, entry] of diff) if (!below.has(key)) below.set(key, entry)
+  }
+
+  clear(): void {
+    this.map.clear()
+  }
+
+  size(): number {
+    return this.map.size
+  }
+}
