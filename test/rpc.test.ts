@@ -117,6 +117,14 @@ describe('JSON-RPC envelope', () => {
     expect(res.result).toBe(genesis.hash)
   })
 
+  it('reports a tip of 0 for a block holding only its L1-info deposit (its gas price is 0)', async () => {
+    await node.rpc('evm_mine', [])
+    const history = (await node.rpc('eth_feeHistory', ['0x1', 'latest', [25, 75]])).result
+    const block = (await node.rpc('eth_getBlockByNumber', ['latest', true])).result
+    expect(block.transactions.map((t: { type: string }) => t.type)).toEqual(['0x7e'])
+    expect(history.reward).toEqual([['0x0', '0x0']])
+  })
+
   it('serves fee methods viem uses', async () => {
     // Gas price = the pending block's base fee + the suggested 1 gwei tip; viem's EIP-1559
     // estimate = 1.2 × that base fee + the tip. A block sealed between the reads changes the

@@ -73,11 +73,16 @@ export function feeHistory(
   return out
 }
 
-/** The tips at the given gas-weighted percentiles of a block's transactions (geth's rule). */
+/**
+ * The tips at the given gas-weighted percentiles of a block's transactions (geth's rule). A
+ * transaction paying no tip over the base fee counts as 0, as reth's `unwrap_or_default`: an
+ * OP-stack deposit's gas price is 0, which made every empty Base block's reward -baseFee.
+ */
 function rewards(block: BlockRecord, percentiles: number[]): bigint[] {
   const baseFee = block.header.baseFeePerGas
+  const tipOf = (price: bigint) => (price > baseFee ? price - baseFee : 0n)
   const tips = block.txs
-    .map((t) => ({ tip: t.receipt.effectiveGasPrice - baseFee, gas: t.receipt.gasUsed }))
+    .map((t) => ({ tip: tipOf(t.receipt.effectiveGasPrice), gas: t.receipt.gasUsed }))
     .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
   if (tips.length === 0) return percentiles.map(() => 0n)
   const total = tips.reduce((s, t) => s + t.gas, 0n)
