@@ -11,3 +11,10 @@ export const hexKey: (bytes: Uint8Array) => string =
   typeof hexSlice === 'function' && hexSlice.call(Uint8Array.of(0xab, 0x01), 0, 2) === 'ab01'
     ? (bytes) => hexSlice.call(bytes, 0, bytes.length)
     : (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
+
+/** Whether two byte arrays hold the same bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}

@@ -3,6 +3,7 @@
 import { hexKey } from '../bytes.js'
 import { BlockNotFoundError, InvalidParamsError, LimitExceededError, StateUnavailableError } from '../errors.js'
 import type { BlockRecord, BlockRef, IncludedTx, LogFilter, MatchedLog } from '../types.js'
+import { shareWithPrevious } from './compact.js'
 
 /** Most logs one eth_getLogs answers (reth's and geth's default). */
 export const MAX_LOGS = 10_000
@@ -38,6 +39,7 @@ export class Chain {
     if (this.blocks.length === 0) this.first = block.header.number
     if (block.header.number !== this.first + BigInt(this.blocks.length))
       throw new Error(`block ${block.header.number} out of order`)
+    shareWithPrevious(block, this.blocks[this.blocks.length - 1])
     this.blocks.push(block)
     this.byHash.set(hexKey(block.hash), block)
     for (const t of block.txs) this.txs.set(hexKey(t.tx.hash), t)

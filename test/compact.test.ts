@@ -1,0 +1,79 @@
+// Sealed records share the values they repeat from the block before (chain/compact.ts): equal
+// bytes and bigints become the earlier block's objects, different ones stay, and what a record
+// says is unchanged.
+import { describe, expect, it } from 'vitest'
+import { shareWithPrevious } from '../src/node/chain/compact.js'
+import { emptyHeader } from '../src/node/chain/header.js'
+import type { BlockRecord, IncludedTx, TxRecord } from '../src/node/types.js'
+
+function block(number: bigint, parentHash: Uint8Array, data: Uint8Array): BlockRecord {
+  const hash = Uint8Array.of(Number(number), 1, 2, 3)
+  const record: BlockRecord = {
+    header: emptyHeader({ number, parentHash, coinbase: new Uint8Array(20).fill(7), gasLimit: 30_000_000n * 1n }),
+    hash,
+    sealed: true,
+    txs: [],
+    flashblocks: 1,
+    size: 600n + number,
+  }
+  const tx: TxRecord = {
+    type: 0x7e,
+    hash: Uint8Array.of(9, Number(number)),
+    raw: data,
+    from: new Uint8Array(20).fill(0xde),
+    nonce: 0n,
+    gasLimit: 1_000_000n + 0n,
+    to: new Uint8Array(20).fill(0x15),
+    value: 0n,
+    data,
+  }
+  const included: IncludedTx = {
+    tx,
+    index: 0,
+    flashblockIndex: 0,
+    preconfirmedAt: 0,
+    block: record,
+    receipt: {
+      status: 1,
+      gasUsed: 45_000n + 0n,
+      cumulativeGasUsed: 45_000n + 0n,
+      effectiveGasPrice: 0n,
+      logs: [],
+      logsBloom: new Uint8Array(256),
+      firstLogIndex: 0,
+    },
+  }
+  record.txs.push(included)
+  return record
+}
+
+describe('records shared with the previous block (compact.ts)', () => {
+  it('makes equal values one object and leaves the others as they were', () => {
+    const first = block(1n, new Uint8Array(32), new Uint8Array(300).fill(1))
+    const second = block(2n, first.hash.slice(), new Uint8Array(300).fill(1))
+    const before = JSON.stringify(second, (k, v) => (k === 'block' ? undefined : typeof v === 'bigint' ? `${v}` : v))
+    shareWithPrevious(second, first)
+    expect(JSON.stringify(second, (k, v) => (k === 'block' ? undefined : typeof v === 'bigint' ? `${v}` : v))).toBe(before)
+    expect(second.header.coinbase).toBe(first.header.coinbase)
+    expect(second.header.logsBloom).toBe(first.header.logsBloom)
+    expect(second.header.parentHash).toBe(first.hash)
+    expect(second.txs[0].tx.from).toBe(first.txs[0].tx.from)
+    expect(second.txs[0].tx.to).toBe(first.txs[0].tx.to)
+    expect(second.txs[0].receipt.logsBloom).toBe(first.txs[0].receipt.logsBloom)
+    // Different values stay their own; long data is not compared.
+    expect(second.header.number).toBe(2n)
+    expect(second.txs[0].tx.hash).not.toBe(first.txs[0].tx.hash)
+    expect(second.txs[0].tx.data).not.toBe(first.txs[0].tx.data)
+  })
+
+  it('leaves the lazily decoded fields of loaded transactions alone, unread', () => {
+    const first = block(1n, new Uint8Array(32), new Uint8Array(8))
+    const second = block(2n, first.hash, new Uint8Array(8))
+    const unread = () => {
+      throw new Error('a lazy field was read')
+    }
+    for (const t of [first, second]) Object.defineProperty(t.txs[0].tx, 'chainId', { enumerable: true, get: unread })
+    shareWithPrevious(second, first)
+    expect(second.txs[0].tx.to).toBe(first.txs[0].tx.to)
+  })
+})
