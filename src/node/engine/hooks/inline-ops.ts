@@ -13,6 +13,7 @@
 
 import type { Common } from '@ethereumjs/common'
 import { getOpcodesForHF } from '@ethereumjs/evm'
+import type { Keccak } from '../crypto.js'
 import type { OpHandler } from './opcodes.js'
 
 export interface OpcodeInfo {
@@ -44,7 +45,7 @@ export interface InlineState {
 export interface InlineContext {
   codeSize: number
   keccakWordGas: number
-  keccak: ((data: Uint8Array) => Uint8Array) | undefined
+  keccak: Keccak | undefined
 }
 
 const ADD = 0x01
@@ -106,6 +107,12 @@ export function wordAt(v: DataView, at: number): bigint {
   return (
     (v.getBigUint64(at) << 192n) | (v.getBigUint64(at + 8) << 128n) | (v.getBigUint64(at + 16) << 64n) | v.getBigUint64(at + 24)
   )
+}
+/** The hash as a word: read in place by the engine's keccak (crypto.ts), or from the digest. */
+export function hashWord(keccak: Keccak, data: Uint8Array): bigint {
+  if (keccak.word !== undefined) return keccak.word(data)
+  const hash = keccak(data)
+  return wordAt(new DataView(hash.buffer, hash.byteOffset, 32), 0)
 }
 /** The word's four 64-bit limbs, written in place (~5x a hex string's round trip). */
 export function putWord(v: DataView, at: number, word: bigint): void {
@@ -249,8 +256,7 @@ export function runInline(rs: InlineState, cached: OpEntry[], ctx: InlineContext
         cost += ctx.keccakWordGas * Math.ceil(size / 32)
         if (gas < cost) break loop
         // Not copied: the hasher copies it into its own memory.
-        const hash = ctx.keccak(memory.subarray(at, at + size))
-        s[len - 2] = wordAt(new DataView(hash.buffer, hash.byteOffset, 32), 0)
+        s[len - 2] = hashWord(ctx.keccak, memory.subarray(at, at + size))
         len--
         pc++
         break

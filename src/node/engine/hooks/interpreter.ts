@@ -12,7 +12,9 @@
 // two on a program with loops, memory and jumps at start-up.
 import { EVMError } from '@ethereumjs/evm'
 import type { VM } from '@ethereumjs/vm'
+import type { Keccak } from '../crypto.js'
 import {
+  hashWord,
   type InlineContext,
   type InlineState,
   isOwn,
@@ -46,7 +48,7 @@ export interface InterpreterShape {
   common: {
     isActivatedEIP(eip: number): boolean
     param(name: string): bigint
-    customCrypto: { keccak256?: (data: Uint8Array) => Uint8Array }
+    customCrypto: { keccak256?: Keccak }
   }
   profilerOpts?: { enabled?: boolean }
   run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>
@@ -100,14 +102,7 @@ function memoryView(rs: RunState, offset: number): DataView {
 }
 
 /** Runs MLOAD, MSTORE or KECCAK256 inline (gas, pc, effect); false for any other opcode. */
-function memoryOp(
-  self: InterpreterShape,
-  rs: RunState,
-  opCode: number,
-  base: bigint,
-  g: MemoryGas,
-  keccak: (d: Uint8Array) => Uint8Array,
-): boolean {
+function memoryOp(self: InterpreterShape, rs: RunState, opCode: number, base: bigint, g: MemoryGas, keccak: Keccak): boolean {
   if (opCode === MSTORE) {
     const [offset] = rs.stack.peek(1)
     self.useGas(base + memoryCost(rs, offset, 32n, g))
@@ -132,8 +127,7 @@ function memoryOp(
     const [at, size] = rs.stack.popN(2)
     // Not copied: the hasher copies it into its own memory.
     const data = size === 0n ? new Uint8Array(0) : rs.memory.read(Number(at), Number(size), true)
-    const hash = keccak(data)
-    rs.stack.push(wordAt(new DataView(hash.buffer, hash.byteOffset, 32), 0))
+    rs.stack.push(hashWord(keccak, data))
     return true
   }
   return false
