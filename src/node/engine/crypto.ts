@@ -123,11 +123,15 @@ function wasmKeccak(e: KeccakExports): Keccak {
       view = new DataView(buffer.buffer, buffer.byteOffset, MAX_HEAP)
     }
     e.Hash_Init(256)
-    for (let at = 0; at < data.length; at += MAX_HEAP) {
-      const chunk = data.subarray(at, at + MAX_HEAP)
-      buffer.set(chunk)
-      e.Hash_Update(chunk.length)
-    }
+    if (data.length <= MAX_HEAP) {
+      buffer.set(data)
+      e.Hash_Update(data.length)
+    } else
+      for (let at = 0; at < data.length; at += MAX_HEAP) {
+        const chunk = data.subarray(at, at + MAX_HEAP)
+        buffer.set(chunk)
+        e.Hash_Update(chunk.length)
+      }
     e.Hash_Final(1) // keccak's padding (hash-wasm keccak.ts), not SHA-3's
   }
   const keccak256: Keccak = (data) => {

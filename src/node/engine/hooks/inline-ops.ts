@@ -100,6 +100,25 @@ export function isOwn(entry: OpEntry, op: number): boolean {
   return entry.opHandler === handlerOf[op] && (gasHandlerOf[op] === undefined || entry.gasHandler === gasHandlerOf[op])
 }
 
+/**
+ * Per position of the code (the jump analysis' opcode table): the base fee + 1 of an opcode run
+ * here, 0 for any other. Run here: ethereumjs' own handler, synchronous, with no dynamic gas but
+ * the memory opcodes' own (a simulation's or a tracer's wrapped handler, a custom opcode are not).
+ */
+export function inlineTable(cached: OpEntry[]): Uint16Array {
+  const table = new Uint16Array(cached.length)
+  for (let pc = 0; pc < cached.length; pc++) {
+    const entry = cached[pc]
+    if (entry === undefined) continue // inside push data
+    const info = entry.opcodeInfo
+    const op = info.code
+    const memory = gasHandlerOf[op] !== undefined
+    if (!isOwn(entry, op) || info.isAsync || info.dynamicGas !== memory || info.fee >= 0xffff) continue
+    table[pc] = info.fee + 1
+  }
+  return table
+}
+
 const TWO_POW256 = 1n << 256n
 
 /** A 32-byte big-endian word as a bigint (four 64-bit reads: about half the cost of a hex string). */
@@ -114,12 +133,15 @@ export function hashWord(keccak: Keccak, data: Uint8Array): bigint {
   const hash = keccak(data)
   return wordAt(new DataView(hash.buffer, hash.byteOffset, 32), 0)
 }
-/** The word's four 64-bit limbs, written in place (~5x a hex string's round trip). */
+/**
+ * The word's four 64-bit limbs, written in place (~5x a hex string's round trip). setBigUint64
+ * keeps a value's low 64 bits (ToBigUint64), so the shifted words need no asUintN.
+ */
 export function putWord(v: DataView, at: number, word: bigint): void {
   v.setBigUint64(at, word >> 192n)
-  v.setBigUint64(at + 8, BigInt.asUintN(64, word >> 128n))
-  v.setBigUint64(at + 16, BigInt.asUintN(64, word >> 64n))
-  v.setBigUint64(at + 24, BigInt.asUintN(64, word))
+  v.setBigUint64(at + 8, word >> 128n)
+  v.setBigUint64(at + 16, word >> 64n)
+  v.setBigUint64(at + 24, word)
 }
 
 /** A DataView of the memory's current bytes: one per store (ethereumjs replaces it when memory grows). */
@@ -134,11 +156,11 @@ export function viewOf(store: Uint8Array): DataView {
 }
 
 /**
- * Runs opcodes from rs.programCounter (jump analysis done: `cached` is its opcode table) until the
+ * Runs opcodes from rs.programCounter (jump analysis done: `table` from inlineTable) until the
  * code ends or an opcode this does not run; writes pc, stack length and gas back. Never throws an
  * EVMError: what would fail is left to the ordinary step.
  */
-export function runInline(rs: InlineState, cached: OpEntry[], ctx: InlineContext): void {
+export function runInline(rs: InlineState, table: Uint16Array, ctx: InlineContext): void {
   const startGas = rs.gasLeft
   if (startGas > BigInt(Number.MAX_SAFE_INTEGER)) return
   let gas = Number(startGas)
@@ -159,14 +181,13 @@ export function runInline(rs: InlineState, cached: OpEntry[], ctx: InlineContext
   let pc = rs.programCounter
   let last = -1
   loop: while (pc < end) {
-    const entry = cached[pc]
-    const info = entry.opcodeInfo
-    const op = info.code
-    if (entry.opHandler !== handlerOf[op] || info.isAsync) break
-    let cost = info.fee
+    const entry = table[pc]
+    if (entry === 0) break
+    const op = code[pc]
+    let cost = entry - 1
     switch (op) {
       case PUSH0:
-        if (len >= max || info.dynamicGas || gas < cost) break loop
+        if (len >= max || gas < cost) break loop
         s[len++] = 0n
         pc++
         break
@@ -178,7 +199,7 @@ export function runInline(rs: InlineState, cached: OpEntry[], ctx: InlineContext
       case AND:
       case OR:
       case XOR: {
-        if (len < 2 || info.dynamicGas || gas < cost) break loop
+        if (len < 2 || gas < cost) break loop
         // popN(2): a is the top, b the one below; the result takes b's place.
         const a = s[len - 1]
         const b = s[len - 2]
@@ -201,21 +222,21 @@ export function runInline(rs: InlineState, cached: OpEntry[], ctx: InlineContext
         break
       }
       case ISZERO:
-        if (len < 1 || info.dynamicGas || gas < cost) break loop
+        if (len < 1 || gas < cost) break loop
         s[len - 1] = s[len - 1] === 0n ? 1n : 0n
         pc++
         break
       case POP:
-        if (len < 1 || info.dynamicGas || gas < cost) break loop
+        if (len < 1 || gas < cost) break loop
         len--
         pc++
         break
       case JUMPDEST:
-        if (info.dynamicGas || gas < cost) break loop
+        if (gas < cost) break loop
         pc++
         break
       case JUMP: {
-        if (len < 1 || info.dynamicGas || gas < cost) break loop
+        if (len < 1 || gas < cost) break loop
         // Number() of a word past 2^53 is past the code too: the bound check as `dest > getCodeSize()`.
         const dest = Number(s[len - 1])
         if (dest > codeSize || jumps[dest] !== 1) break loop
@@ -224,7 +245,7 @@ export function runInline(rs: InlineState, cached: OpEntry[], ctx: InlineContext
         break
       }
       case JUMPI: {
-        if (len < 2 || info.dynamicGas || gas < cost) break loop
+        if (len < 2 || gas < cost) break loop
         if (s[len - 2] === 0n) pc++
         else {
           const dest = Number(s[len - 1])
@@ -236,7 +257,7 @@ export function runInline(rs: InlineState, cached: OpEntry[], ctx: InlineContext
       }
       case MLOAD:
       case MSTORE: {
-        if (len < (op === MSTORE ? 2 : 1) || !isOwn(entry, op) || gas < cost) break loop
+        if (len < (op === MSTORE ? 2 : 1) || gas < cost) break loop
         const at = Number(s[len - 1])
         // Memory gas (subMemUsage) is 0 when the word lies within the memory paid for.
         if (!(at + 32 <= memEnd)) break loop
@@ -249,7 +270,7 @@ export function runInline(rs: InlineState, cached: OpEntry[], ctx: InlineContext
         break
       }
       case KECCAK256: {
-        if (len < 2 || ctx.keccak === undefined || !isOwn(entry, op)) break loop
+        if (len < 2 || ctx.keccak === undefined) break loop
         const at = Number(s[len - 1])
         const size = Number(s[len - 2])
         if (size === 0 || !(at + size <= memEnd)) break loop
@@ -265,18 +286,18 @@ export function runInline(rs: InlineState, cached: OpEntry[], ctx: InlineContext
         if (op >= PUSH1 && op <= PUSH32) {
           // The jump analysis' value (zero-padded past the code's end), at the byte after the opcode.
           const value = pushes[pc + 1]
-          if (len >= max || value === undefined || info.dynamicGas || gas < cost) break loop
+          if (len >= max || value === undefined || gas < cost) break loop
           s[len++] = value
           pc += op - PUSH0 + 1
         } else if (op >= DUP1 && op <= DUP16) {
           const n = op - DUP1 + 1
-          if (len < n || len >= max || info.dynamicGas || gas < cost) break loop
+          if (len < n || len >= max || gas < cost) break loop
           s[len] = s[len - n]
           len++
           pc++
         } else if (op >= SWAP1 && op <= SWAP16) {
           const n = op - SWAP1 + 1
-          if (len <= n || info.dynamicGas || gas < cost) break loop
+          if (len <= n || gas < cost) break loop
           const top = s[len - 1]
           s[len - 1] = s[len - 1 - n]
           s[len - 1 - n] = top

@@ -17,6 +17,7 @@ import {
   hashWord,
   type InlineContext,
   type InlineState,
+  inlineTable,
   isOwn,
   noteOwnHandlers,
   type OpEntry,
@@ -201,12 +202,13 @@ function fastRun(original: InterpreterShape['run']): InterpreterShape['run'] {
     const keccak = common.customCrypto.keccak256
     const ctx: InlineContext = { codeSize: this._env.code.length, keccakWordGas: Number(g.keccakWordGas), keccak }
     let cached: OpEntry[] | undefined
+    let table: Uint16Array | undefined
     let err: unknown
     while (rs.programCounter < code.length) {
       const plain = rs.eip7928PostTargetCallOog === undefined && rs.env.accessWitness === undefined
-      if (cached !== undefined && plain) {
+      if (table !== undefined && plain) {
         // The cheap opcodes, up to one it does not run (inline-ops.ts), which the step below runs.
-        runInline(rs, cached, ctx)
+        runInline(rs, table, ctx)
         if (rs.programCounter >= code.length) break
       }
       const pc = rs.programCounter
@@ -222,6 +224,7 @@ function fastRun(original: InterpreterShape['run']): InterpreterShape['run'] {
           rs.cachedPushes = pushes
           rs.shouldDoJumpAnalysis = false
           cached = opcodesCached
+          table = inlineTable(cached)
         }
       } else {
         entry = cached[pc]
