@@ -185,125 +185,129 @@ export function runInline(rs: InlineState, table: Uint16Array, ctx: InlineContex
     if (entry === 0) break
     const op = code[pc]
     let cost = entry - 1
-    switch (op) {
-      case PUSH0:
-        if (len >= max || gas < cost) break loop
-        s[len++] = 0n
+    // PUSH, DUP and SWAP first: most of any code's opcodes, and a range each.
+    if (op >= PUSH1 && op <= SWAP16) {
+      if (op <= PUSH32) {
+        // The jump analysis' value (zero-padded past the code's end), at the byte after the opcode.
+        const value = pushes[pc + 1]
+        if (len >= max || value === undefined || gas < cost) break
+        s[len++] = value
+        pc += op - PUSH0 + 1
+      } else if (op <= DUP16) {
+        const n = op - DUP1 + 1
+        if (len < n || len >= max || gas < cost) break
+        s[len] = s[len - n]
+        len++
         pc++
-        break
-      case ADD:
-      case SUB:
-      case LT:
-      case GT:
-      case EQ:
-      case AND:
-      case OR:
-      case XOR: {
-        if (len < 2 || gas < cost) break loop
-        // popN(2): a is the top, b the one below; the result takes b's place.
-        const a = s[len - 1]
-        const b = s[len - 2]
-        let r: bigint
-        if (op === ADD) {
-          r = a + b
-          if (r >= TWO_POW256) r -= TWO_POW256 // mod(a + b, 2^256)
-        } else if (op === SUB) {
-          r = a - b
-          if (r < 0n) r += TWO_POW256 // mod(a - b, 2^256)
-        } else if (op === LT) r = a < b ? 1n : 0n
-        else if (op === GT) r = a > b ? 1n : 0n
-        else if (op === EQ) r = a === b ? 1n : 0n
-        else if (op === AND) r = a & b
-        else if (op === OR) r = a | b
-        else r = a ^ b
-        s[len - 2] = r
-        len--
+      } else {
+        const n = op - SWAP1 + 1
+        if (len <= n || gas < cost) break
+        const top = s[len - 1]
+        s[len - 1] = s[len - 1 - n]
+        s[len - 1 - n] = top
         pc++
-        break
       }
-      case ISZERO:
-        if (len < 1 || gas < cost) break loop
-        s[len - 1] = s[len - 1] === 0n ? 1n : 0n
-        pc++
-        break
-      case POP:
-        if (len < 1 || gas < cost) break loop
-        len--
-        pc++
-        break
-      case JUMPDEST:
-        if (gas < cost) break loop
-        pc++
-        break
-      case JUMP: {
-        if (len < 1 || gas < cost) break loop
-        // Number() of a word past 2^53 is past the code too: the bound check as `dest > getCodeSize()`.
-        const dest = Number(s[len - 1])
-        if (dest > codeSize || jumps[dest] !== 1) break loop
-        len--
-        pc = dest
-        break
-      }
-      case JUMPI: {
-        if (len < 2 || gas < cost) break loop
-        if (s[len - 2] === 0n) pc++
-        else {
+    } else
+      switch (op) {
+        case PUSH0:
+          if (len >= max || gas < cost) break loop
+          s[len++] = 0n
+          pc++
+          break
+        case ADD:
+        case SUB:
+        case LT:
+        case GT:
+        case EQ:
+        case AND:
+        case OR:
+        case XOR: {
+          if (len < 2 || gas < cost) break loop
+          // popN(2): a is the top, b the one below; the result takes b's place.
+          const a = s[len - 1]
+          const b = s[len - 2]
+          let r: bigint
+          if (op === ADD) {
+            r = a + b
+            if (r >= TWO_POW256) r -= TWO_POW256 // mod(a + b, 2^256)
+          } else if (op === SUB) {
+            r = a - b
+            if (r < 0n) r += TWO_POW256 // mod(a - b, 2^256)
+          } else if (op === LT) r = a < b ? 1n : 0n
+          else if (op === GT) r = a > b ? 1n : 0n
+          else if (op === EQ) r = a === b ? 1n : 0n
+          else if (op === AND) r = a & b
+          else if (op === OR) r = a | b
+          else r = a ^ b
+          s[len - 2] = r
+          len--
+          pc++
+          break
+        }
+        case ISZERO:
+          if (len < 1 || gas < cost) break loop
+          s[len - 1] = s[len - 1] === 0n ? 1n : 0n
+          pc++
+          break
+        case POP:
+          if (len < 1 || gas < cost) break loop
+          len--
+          pc++
+          break
+        case JUMPDEST:
+          if (gas < cost) break loop
+          pc++
+          break
+        case JUMP: {
+          if (len < 1 || gas < cost) break loop
+          // Number() of a word past 2^53 is past the code too: the bound check as `dest > getCodeSize()`.
           const dest = Number(s[len - 1])
           if (dest > codeSize || jumps[dest] !== 1) break loop
+          len--
           pc = dest
+          break
         }
-        len -= 2
-        break
-      }
-      case MLOAD:
-      case MSTORE: {
-        if (len < (op === MSTORE ? 2 : 1) || gas < cost) break loop
-        const at = Number(s[len - 1])
-        // Memory gas (subMemUsage) is 0 when the word lies within the memory paid for.
-        if (!(at + 32 <= memEnd)) break loop
-        if (op === MLOAD) s[len - 1] = wordAt(viewOf(memory), at)
-        else {
-          putWord(viewOf(memory), at, s[len - 2])
+        case JUMPI: {
+          if (len < 2 || gas < cost) break loop
+          if (s[len - 2] === 0n) pc++
+          else {
+            const dest = Number(s[len - 1])
+            if (dest > codeSize || jumps[dest] !== 1) break loop
+            pc = dest
+          }
           len -= 2
+          break
         }
-        pc++
-        break
-      }
-      case KECCAK256: {
-        if (len < 2 || ctx.keccak === undefined) break loop
-        const at = Number(s[len - 1])
-        const size = Number(s[len - 2])
-        if (size === 0 || !(at + size <= memEnd)) break loop
-        cost += ctx.keccakWordGas * Math.ceil(size / 32)
-        if (gas < cost) break loop
-        // Not copied: the hasher copies it into its own memory.
-        s[len - 2] = hashWord(ctx.keccak, memory.subarray(at, at + size))
-        len--
-        pc++
-        break
-      }
-      default:
-        if (op >= PUSH1 && op <= PUSH32) {
-          // The jump analysis' value (zero-padded past the code's end), at the byte after the opcode.
-          const value = pushes[pc + 1]
-          if (len >= max || value === undefined || gas < cost) break loop
-          s[len++] = value
-          pc += op - PUSH0 + 1
-        } else if (op >= DUP1 && op <= DUP16) {
-          const n = op - DUP1 + 1
-          if (len < n || len >= max || gas < cost) break loop
-          s[len] = s[len - n]
-          len++
+        case MLOAD:
+        case MSTORE: {
+          if (len < (op === MSTORE ? 2 : 1) || gas < cost) break loop
+          const at = Number(s[len - 1])
+          // Memory gas (subMemUsage) is 0 when the word lies within the memory paid for.
+          if (!(at + 32 <= memEnd)) break loop
+          if (op === MLOAD) s[len - 1] = wordAt(viewOf(memory), at)
+          else {
+            putWord(viewOf(memory), at, s[len - 2])
+            len -= 2
+          }
           pc++
-        } else if (op >= SWAP1 && op <= SWAP16) {
-          const n = op - SWAP1 + 1
-          if (len <= n || gas < cost) break loop
-          const top = s[len - 1]
-          s[len - 1] = s[len - 1 - n]
-          s[len - 1 - n] = top
+          break
+        }
+        case KECCAK256: {
+          if (len < 2 || ctx.keccak === undefined) break loop
+          const at = Number(s[len - 1])
+          const size = Number(s[len - 2])
+          if (size === 0 || !(at + size <= memEnd)) break loop
+          cost += ctx.keccakWordGas * Math.ceil(size / 32)
+          if (gas < cost) break loop
+          // Not copied: the hasher copies it into its own memory.
+          s[len - 2] = hashWord(ctx.keccak, memory.subarray(at, at + size))
+          len--
           pc++
-        } else break loop
-    }
+          break
+        }
+        default:
+          break loop
+      }
     gas -= cost
     last = op
   }
