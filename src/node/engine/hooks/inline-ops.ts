@@ -97,21 +97,24 @@ export function noteOwnHandlers(common: Common): void {
 
 /** Whether `entry` is ethereumjs' own opcode `op` (the memory opcodes with their own gas handler). */
 export function isOwn(entry: OpEntry, op: number): boolean {
-  return entry.opHandler === handlerOf[op] && (gasHandlerOf[op] === undefined || entry.gasHandler === gasHandlerOf[op])
+  const own = handlerOf[op]
+  return own !== undefined && entry.opHandler === own && (gasHandlerOf[op] === undefined || entry.gasHandler === gasHandlerOf[op])
 }
 
 /**
  * Per position of the code (the jump analysis' opcode table): the base fee + 1 of an opcode run
- * here, 0 for any other. Run here: ethereumjs' own handler, synchronous, with no dynamic gas but
+ * here, 0 for any other (runInline reads the opcode from the code). Run here: ethereumjs' own handler, synchronous, with no dynamic gas but
  * the memory opcodes' own (a simulation's or a tracer's wrapped handler, a custom opcode are not).
  */
-export function inlineTable(cached: OpEntry[]): Uint16Array {
+export function inlineTable(cached: OpEntry[], code: Uint8Array): Uint16Array {
   const table = new Uint16Array(cached.length)
   for (let pc = 0; pc < cached.length; pc++) {
     const entry = cached[pc]
     if (entry === undefined) continue // inside push data
     const info = entry.opcodeInfo
-    const op = info.code
+    const op = code[pc]
+    // An opcode the hardfork lacks (PUSH0 before Shanghai) has the INVALID entry: code 0xfe.
+    if (info.code !== op) continue
     const memory = gasHandlerOf[op] !== undefined
     if (!isOwn(entry, op) || info.isAsync || info.dynamicGas !== memory || info.fee >= 0xffff) continue
     table[pc] = info.fee + 1

@@ -224,7 +224,7 @@ function fastRun(original: InterpreterShape['run']): InterpreterShape['run'] {
           rs.cachedPushes = pushes
           rs.shouldDoJumpAnalysis = false
           cached = opcodesCached
-          table = inlineTable(cached)
+          table = inlineTable(cached, code)
         }
       } else {
         entry = cached[pc]
