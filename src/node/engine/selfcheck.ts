@@ -185,6 +185,27 @@ async function interpreterCheck(engine: CheckedEngine): Promise<void> {
     [hex('60043519600552600351612010526120005160405260606000f3'), 100_000n],
     [hex('60016002fe'), 100_000n], // INVALID
     [hex('600456005b60ff'), 100_000n], // JUMP over STOP to a JUMPDEST, then off the end
+    // The opcodes inline-ops.ts runs, after a first JUMP (PUSH1 3 JUMP JUMPDEST: jump analysis
+    // done). ADD and SUB wrapping, LT GT (of equal words too) EQ ISZERO AND OR XOR PUSH0 PUSH2 PUSH32, DUP16 SWAP16
+    // SWAP8 DUP9 POP, MSTORE MLOAD KECCAK256 within paid memory, results returned.
+    [
+      hex(
+        `6003565b7f${'ff'.repeat(32)}6002016005036007900380600052806001106020528060011160018211018182110181821001604052` +
+          '80801415156060528061f0f01660805280610f0f1760a052805f1860331860c052600160026003600460056006600760086009600a' +
+          '600b600c600d600e600f8f9f97880101505060e05260e05161010052602060c020610120526101406000f3',
+      ),
+      100_000n,
+    ],
+    // Each fails in an inline opcode, which leaves it to runStep: underflow of ADD, SWAP1, DUP2,
+    // POP, JUMPI; overflow of PUSH1 and DUP1 in loops; JUMP to a PUSH, into push data, past the
+    // code; JUMPI taken to a PUSH; out of gas in a loop.
+    ...['600101', '600190', '600181', '50', '600157', '6001600356', '600056', '605b600556', '61ffff56', '6001600057'].map(
+      (tail): [Uint8Array, bigint] => [hex(`6003565b${tail}`), 100_000n],
+    ),
+    [hex('6001600656005b80600656'), 100_000n], // DUP1 overflow
+    [hex('6003565b600356'), 1_000n], // JUMPDEST PUSH1 JUMP until out of gas
+    [hex('6003565b5f600057602a60005260206000f3'), 100_000n], // JUMPI not taken to an invalid destination
+    [hex('6003565b7f1234'), 100_000n], // PUSH32 cut by the code's end
   ]
   const data = hex(`12345678${'11'.repeat(32)}`)
   // A throw (a changed internal, such as Memory._store, the inline memory opcodes write) is an outcome too.

@@ -4,42 +4,38 @@
 // Interpreter.prototype.run with the same loop (ethereumjs 10.1.3 interpreter.ts, legacy code)
 // that runs an opcode inline when it has neither an async handler nor dynamic gas, and awaits
 // runStep() for the rest (SLOAD, CALL, MSTORE's memory gas…), which do exactly what they did.
+// After the jump analysis, the cheapest opcodes (PUSH, DUP, SWAP, arithmetic, jumps, memory
+// within what is paid for) run in inline-ops.ts with no call per opcode, up to any opcode that
+// could fail or that it does not cover, which this loop then runs as above.
 // Whatever the inline path does not cover (EOF code, step listeners of tracers, the debug and
 // profiler modes, Verkle/binary-tree witnesses) goes to the original run. selfcheck.ts compares the
 // two on a program with loops, memory and jumps at start-up.
 import { EVMError } from '@ethereumjs/evm'
 import type { VM } from '@ethereumjs/vm'
-import { type OpHandler, wrapOpcodes } from './opcodes.js'
+import type { Keccak } from '../crypto.js'
+import {
+  hashWord,
+  type InlineContext,
+  type InlineState,
+  inlineTable,
+  isOwn,
+  noteOwnHandlers,
+  type OpEntry,
+  putWord,
+  runInline,
+  viewOf,
+  wordAt,
+} from './inline-ops.js'
+import { wrapOpcodes } from './opcodes.js'
 
-interface OpcodeInfo {
-  code: number
-  isAsync: boolean
-  dynamicGas: boolean
-  isInvalid: boolean
-  feeBigInt: bigint
-}
-interface OpEntry {
-  opHandler: OpHandler
-  opcodeInfo: OpcodeInfo
-}
-interface RunState {
-  stack: { pop(): bigint; push(v: bigint): void; popN(n: number): bigint[]; peek(n?: number): bigint[] }
-  memory: {
-    write(offset: number, size: number, value: Uint8Array): void
+interface RunState extends InlineState {
+  stack: InlineState['stack'] & { pop(): bigint; push(v: bigint): void; popN(n: number): bigint[]; peek(n?: number): bigint[] }
+  memory: InlineState['memory'] & {
     read(offset: number, size: number, avoidCopy?: boolean): Uint8Array
     extend(offset: number, size: number): void
-    /** The memory's bytes (ethereumjs' Memory; replaced when it grows). */
-    _store: Uint8Array
   }
-  memoryWordCount: bigint
   highestMemCost: bigint
-  programCounter: number
-  opCode: number
-  code: Uint8Array
-  validJumps: Uint8Array
-  cachedPushes: Record<number, bigint>
   shouldDoJumpAnalysis: boolean
-  gasLeft: bigint
   env: { accessWitness?: { revert(): void } }
   eip7928PostTargetCallOog?: unknown
   eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean
@@ -49,10 +45,11 @@ type RunResult = { runState: RunState; exceptionError: unknown }
 export interface InterpreterShape {
   _runState: RunState
   _evm: { DEBUG: boolean; events: { listenerCount(name: string): number }; _opcodeMap: OpEntry[] }
+  _env: { code: Uint8Array }
   common: {
     isActivatedEIP(eip: number): boolean
     param(name: string): bigint
-    customCrypto: { keccak256?: (data: Uint8Array) => Uint8Array }
+    customCrypto: { keccak256?: Keccak }
   }
   profilerOpts?: { enabled?: boolean }
   run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>
@@ -99,50 +96,21 @@ function memoryCost(rs: RunState, offset: bigint, length: bigint, g: MemoryGas):
   return cost
 }
 
-/** A 32-byte big-endian word as a bigint (four 64-bit reads: about half the cost of a hex string). */
-function wordOf(bytes: Uint8Array): bigint {
-  return wordAt(new DataView(bytes.buffer, bytes.byteOffset, 32), 0)
-}
-function wordAt(v: DataView, at: number): bigint {
-  return (
-    (v.getBigUint64(at) << 192n) | (v.getBigUint64(at + 8) << 128n) | (v.getBigUint64(at + 16) << 64n) | v.getBigUint64(at + 24)
-  )
-}
-
-/** A DataView of the memory's current bytes: one per store (it is replaced when memory grows). */
-let viewed: Uint8Array | undefined
-let view: DataView | undefined
+/** The memory, extended to cover [offset, offset + 32) as Memory.read/write would, as a DataView. */
 function memoryView(rs: RunState, offset: number): DataView {
   rs.memory.extend(offset, 32)
-  const store = rs.memory._store
-  if (store !== viewed) {
-    viewed = store
-    view = new DataView(store.buffer, store.byteOffset, store.byteLength)
-  }
-  return view as DataView
+  return viewOf(rs.memory._store)
 }
 
 /** Runs MLOAD, MSTORE or KECCAK256 inline (gas, pc, effect); false for any other opcode. */
-function memoryOp(
-  self: InterpreterShape,
-  rs: RunState,
-  opCode: number,
-  base: bigint,
-  g: MemoryGas,
-  keccak: (d: Uint8Array) => Uint8Array,
-): boolean {
+function memoryOp(self: InterpreterShape, rs: RunState, opCode: number, base: bigint, g: MemoryGas, keccak: Keccak): boolean {
   if (opCode === MSTORE) {
     const [offset] = rs.stack.peek(1)
     self.useGas(base + memoryCost(rs, offset, 32n, g))
     rs.programCounter++
     const [at, word] = rs.stack.popN(2)
-    // The word's four 64-bit limbs, written in place (~5x a hex string's round trip).
     const to = Number(at)
-    const v = memoryView(rs, to)
-    v.setBigUint64(to, word >> 192n)
-    v.setBigUint64(to + 8, BigInt.asUintN(64, word >> 128n))
-    v.setBigUint64(to + 16, BigInt.asUintN(64, word >> 64n))
-    v.setBigUint64(to + 24, BigInt.asUintN(64, word))
+    putWord(memoryView(rs, to), to, word)
     return true
   }
   if (opCode === MLOAD) {
@@ -160,7 +128,7 @@ function memoryOp(
     const [at, size] = rs.stack.popN(2)
     // Not copied: the hasher copies it into its own memory.
     const data = size === 0n ? new Uint8Array(0) : rs.memory.read(Number(at), Number(size), true)
-    rs.stack.push(wordOf(keccak(data)))
+    rs.stack.push(hashWord(keccak, data))
     return true
   }
   return false
@@ -198,13 +166,9 @@ async function interpreterPrototype(vm: VM): Promise<InterpreterShape> {
   return proto
 }
 
-/** ethereumjs' own handlers of the memory opcodes run inline, per opcode map (wrapped ones are not). */
-const ownHandlers = new WeakMap<OpEntry[], Map<number, OpHandler>>()
-
-/** Installs the inline step loop (once per process) and notes `vm`'s own memory-opcode handlers. */
+/** Installs the inline step loop (once per process) and notes ethereumjs' own opcode handlers. */
 export async function installFastInterpreter(vm: VM): Promise<void> {
-  const map = (vm.evm as unknown as { _opcodeMap: OpEntry[] })._opcodeMap
-  ownHandlers.set(map, new Map([KECCAK256, MLOAD, MSTORE].map((op) => [op, map[op].opHandler])))
+  noteOwnHandlers(vm.evm.common)
   if (installed) return
   const proto = await interpreterPrototype(vm)
   const original = proto.run
@@ -229,7 +193,6 @@ function fastRun(original: InterpreterShape['run']): InterpreterShape['run'] {
     const start = rs.programCounter
     if (start !== 0 && (start < 0 || start >= code.length)) throw new Error('Internal error: program counter not in range')
     const map = this._evm._opcodeMap
-    const own = ownHandlers.get(map)
     const common = this.common
     const g: MemoryGas = {
       memoryGas: common.param('memoryGas'),
@@ -237,9 +200,17 @@ function fastRun(original: InterpreterShape['run']): InterpreterShape['run'] {
       keccakWordGas: common.param('keccak256WordGas'),
     }
     const keccak = common.customCrypto.keccak256
+    const ctx: InlineContext = { codeSize: this._env.code.length, keccakWordGas: Number(g.keccakWordGas), keccak }
     let cached: OpEntry[] | undefined
+    let table: Uint16Array | undefined
     let err: unknown
     while (rs.programCounter < code.length) {
+      const plain = rs.eip7928PostTargetCallOog === undefined && rs.env.accessWitness === undefined
+      if (table !== undefined && plain) {
+        // The cheap opcodes, up to one it does not run (inline-ops.ts), which the step below runs.
+        runInline(rs, table, ctx)
+        if (rs.programCounter >= code.length) break
+      }
       const pc = rs.programCounter
       let entry: OpEntry | undefined
       let opCode: number
@@ -253,6 +224,7 @@ function fastRun(original: InterpreterShape['run']): InterpreterShape['run'] {
           rs.cachedPushes = pushes
           rs.shouldDoJumpAnalysis = false
           cached = opcodesCached
+          table = inlineTable(cached, code)
         }
       } else {
         entry = cached[pc]
@@ -262,16 +234,13 @@ function fastRun(original: InterpreterShape['run']): InterpreterShape['run'] {
       const op = entry ?? map[opCode]
       const info = op.opcodeInfo
       try {
-        const plain = rs.eip7928PostTargetCallOog === undefined && rs.env.accessWitness === undefined
         if (plain && !info.isAsync && !info.dynamicGas) {
           // runStep's own order for such an opcode: invalid check, base gas, pc, handler.
           if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)
           this.useGas(info.feeBigInt, info)
           rs.programCounter++
           op.opHandler(rs as never, common)
-        } else if (
-          !(plain && keccak && own?.get(opCode) === op.opHandler && memoryOp(this, rs, opCode, info.feeBigInt, g, keccak))
-        ) {
+        } else if (!(plain && keccak && isOwn(op, opCode) && memoryOp(this, rs, opCode, info.feeBigInt, g, keccak))) {
           await this.runStep(entry)
         }
       } catch (error) {
