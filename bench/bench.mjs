@@ -23,7 +23,9 @@
 //               acceptance rate, time until every receipt is served, losses, RSS; and the same
 //               sends to a no-op node:http server, the ceiling of any Node.js server here
 //   burst       10,000 pre-signed transfers from 32 funded senders, 32 in flight: drains or stalls
-//   estimate    eth_estimateGas (transfer; ~200k-gas deployment) and eth_call of a view: medians of 200
+//   estimate    eth_estimateGas (transfer; ~200k-gas deployment) and eth_call of a view: medians of 200;
+//               eth_call of a keccak×1000 loop (state override), 16 in flight for 5 s: calls/s and
+//               the node's CPU per call
 //   simulate    eth_simulateV1, 1 block x 100 transfers: median of 50 ("n/a" on -32601)
 //   trace       debug_traceTransaction of one ~200k-gas, ~54k-step transaction (the looping
 //               deployment below): callTracer and the struct logger (anvil with --steps-tracing),
@@ -72,6 +74,11 @@ const VIEW_RESULT = `0x${'2a'.padStart(64, '0')}`
 // Constructor that spins a counter 7692 times (26 gas per turn, ~200k gas) and then returns the
 // runtime (offset 0x18): PUSH2 0x1e0c loop: JUMPDEST PUSH1 1 SWAP1 SUB DUP1 PUSH1 3 JUMPI POP ...
 const HEAVY_INITCODE = `0x611e0c5b600190038060035750600b8060186000396000f3${VIEW_RUNTIME}`
+// Runtime hashing a memory word 1,000 times, then returning it (issue 18's EVM figure): PUSH2 1000
+// loop: JUMPDEST PUSH1 32 PUSH1 0 KECCAK256 PUSH1 0 MSTORE PUSH1 1 SWAP1 SUB DUP1 PUSH1 3 JUMPI;
+// PUSH1 32 PUSH1 0 RETURN. Run by eth_call with a state override putting it at KECCAK_AT.
+const KECCAK_LOOP = '0x6103e85b6020600020600052600190038060035760206000f3'
+const KECCAK_AT = '0x00000000000000000000000000000000000c0de1'
 
 const FULL = {
   bootRuns: 5,
@@ -84,6 +91,7 @@ const FULL = {
   burstSenders: 32,
   burstBoundS: 180,
   estimateCount: 200,
+  keccakSeconds: 5,
   simulateCount: 50,
   simulateCalls: 100,
   traceCount: 20,
@@ -99,6 +107,7 @@ const QUICK = {
   burstCount: 2000,
   burstBoundS: 60,
   estimateCount: 50,
+  keccakSeconds: 2,
   simulateCount: 10,
   traceCount: 5,
   memoryS: 20,
@@ -948,6 +957,45 @@ async function scenarioBurst(opts, P, burst) {
   return out
 }
 
+/**
+ * `fn` kept `inFlight` deep for `seconds` (after one second of the same, untimed): completed calls
+ * per second, and the node's CPU per call (a node may spread calls over cores: anvil does).
+ */
+async function inFlightRate(node, seconds, inFlight, fn) {
+  const run = async (ms) => {
+    const end = now() + ms
+    let done = 0
+    let failed = 0
+    let first
+    const worker = async () => {
+      while (now() < end) {
+        try {
+          const r = await fn()
+          first ??= r
+          done++
+        } catch {
+          failed++
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: inFlight }, worker))
+    return { done, failed, first }
+  }
+  await run(1_000)
+  const cpu0 = cpuOf(node.pid)
+  const t0 = now()
+  const { done, failed, first } = await run(seconds * 1_000)
+  const wallS = (now() - t0) / 1000
+  const cpuS = cpuOf(node.pid) - cpu0
+  return {
+    calls: done,
+    errors: failed,
+    perSecond: round(done / wallS, 0),
+    cpuMsPerCall: done ? round((cpuS * 1000) / done, 3) : null,
+    result: typeof first === 'string' ? first.slice(0, 18) : null,
+  }
+}
+
 async function seqLatency(count, warmup, deadline, fn, check) {
   const lat = []
   const errs = new ErrorLog()
@@ -1076,8 +1124,12 @@ async function scenarioEstimateSimulate(opts, P, which) {
           () => node.rpc('eth_call', [{ to: address, data: '0x' }, 'latest']),
           (r) => String(r).toLowerCase() === VIEW_RESULT,
         )
+        e.keccak = await inFlightRate(node, P.keccakSeconds, 16, () =>
+          node.rpc('eth_call', [{ to: KECCAK_AT, data: '0x' }, 'latest', { [KECCAK_AT]: { code: KECCAK_LOOP } }]),
+        )
         log(
-          `estimate ${name}: transfer ${e.transfer.latencyMs.p50} ms, deploy ${e.deploy.latencyMs.p50} ms, call ${e.call.latencyMs.p50} ms`,
+          `estimate ${name}: transfer ${e.transfer.latencyMs.p50} ms, deploy ${e.deploy.latencyMs.p50} ms, call ${e.call.latencyMs.p50} ms, ` +
+            `keccak loop ${e.keccak.perSecond} calls/s (${e.keccak.cpuMsPerCall} ms CPU each)`,
         )
         out.estimate[name] = e
       }
@@ -1669,6 +1721,23 @@ function buildReport(results) {
     L.push(row('eth_estimateGas transfer p50', 'transfer'))
     L.push(row('eth_estimateGas ~200k-gas deploy p50', 'deploy'))
     L.push(row('eth_call view p50', 'call'))
+    const k = (n, f) => estimate[n]?.keccak?.[f]
+    L.push(
+      line(
+        'eth_call keccak×1000, 16 in flight',
+        { name: 'pcnode', value: k('pcnode(200ms)', 'perSecond') },
+        [{ name: 'anvil(automine)', value: k('anvil(automine)', 'perSecond') }],
+        'calls/s',
+      ),
+    )
+    L.push(
+      line(
+        '  node CPU per keccak×1000 call',
+        { name: 'pcnode', value: k('pcnode(200ms)', 'cpuMsPerCall') },
+        [{ name: 'anvil(automine)', value: k('anvil(automine)', 'cpuMsPerCall') }],
+        'ms',
+      ),
+    )
     for (const [n, r] of Object.entries(estimate)) {
       L.push(
         `  ${n.padEnd(20)} gas transfer ${hexNs(r.transfer.firstResult)}, deploy ${hexNs(r.deploy.firstResult)}; invalid results ` +
