@@ -197,9 +197,10 @@ async function interpreterCheck(engine: CheckedEngine): Promise<void> {
       100_000n,
     ],
     // Each fails in an inline opcode, which leaves it to runStep: underflow of ADD, SWAP1, DUP2,
-    // POP, JUMPI; overflow of PUSH1 and DUP1 in loops; JUMP to a PUSH, into push data, past the
-    // code; JUMPI taken to a PUSH; out of gas in a loop.
-    ...['600101', '600190', '600181', '50', '600157', '6001600356', '600056', '605b600556', '61ffff56', '6001600057'].map(
+    // POP, JUMPI; overflow of PUSH1 (1,025 of them: straight code, a quarter of a loop's steps
+    // through the original loop at each start) and of DUP1 in a loop; JUMP to a PUSH, into push
+    // data, past the code; JUMPI taken to a PUSH; out of gas in a loop.
+    ...['600101', '600190', '600181', '50', '600157', '6001'.repeat(1025), '600056', '605b600556', '61ffff56', '6001600057'].map(
       (tail): [Uint8Array, bigint] => [hex(`6003565b${tail}`), 100_000n],
     ),
     [hex('6001600656005b80600656'), 100_000n], // DUP1 overflow
