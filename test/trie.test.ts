@@ -7,8 +7,8 @@ import { bytesToHex, KECCAK256_RLP, MapDB, ValueEncoding } from '@ethereumjs/uti
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { describe, expect, it } from 'vitest'
 import { MemoTrie, ReadMemo } from '../src/node/engine/read-memo.js'
-import { TrieUpdate, type TrieWrite, trieGet } from '../src/node/engine/stored-trie.js'
-import { orderedTrieRoot, trieRoot } from '../src/node/engine/trie.js'
+import { TrieUpdate, type TrieWrite, trieGet, walkStored } from '../src/node/engine/stored-trie.js'
+import { orderedTrieRoot, trieRoot, walkTrie } from '../src/node/engine/trie.js'
 import { seededRandom, testSeed } from './helpers.js'
 
 const keccak = (data: Uint8Array) => keccak_256(data)
@@ -179,6 +179,51 @@ describe('reads inside a checkpoint (read-memo.ts)', () => {
     await trie.revert()
     expect(trie.writesInCheckpoints()).toBe(false)
     expect(await trie.get(keccak(Uint8Array.of(2)))).toBeNull()
+  })
+})
+
+describe('walking the stored tries (stored-trie.ts walkStored)', () => {
+  it('reaches the nodes ethereumjs-style decoding reaches: account tries, their storage tries, embedded nodes', async () => {
+    const rnd = seededRandom(testSeed('walk stored'))
+    const int = (n: number) => Math.floor(rnd() * n)
+    const store = memoStore()
+    const update = new TrieUpdate(store, keccak, KECCAK256_RLP)
+    const roots: Uint8Array[] = []
+    let accountsRoot = KECCAK256_RLP
+    for (let round = 0; round < 5; round++) {
+      const accounts: TrieWrite[] = []
+      for (let a = 0; a < 30; a++) {
+        // Storage keys in families sharing all but the last byte: small leaves, embedded in their parent.
+        const base = Uint8Array.from({ length: 32 }, () => int(256))
+        const slots: TrieWrite[] = Array.from({ length: int(6) }, (_, i) => {
+          const key = base.slice()
+          key[31] = i
+          return [key, RLP.encode(Uint8Array.of(1 + int(200)))]
+        })
+        const storageRoot = slots.length ? update.apply(KECCAK256_RLP, slots) : KECCAK256_RLP
+        const account = RLP.encode([Uint8Array.of(int(3)), Uint8Array.of(int(256), 1), storageRoot, keccak(Uint8Array.of(a))])
+        accounts.push([keccak(Uint8Array.of(a)), account])
+      }
+      accountsRoot = update.apply(accountsRoot, accounts)
+      roots.push(accountsRoot)
+    }
+    const expected = new Set<string>()
+    await walkTrie(store.map, roots, {
+      storage: true,
+      node: (key) => {
+        if (expected.has(key)) return false
+        expected.add(key)
+        return true
+      },
+    })
+    const reached = new Set<string>()
+    await walkStored(store, roots, (key) => {
+      if (reached.has(key)) return false
+      reached.add(key)
+      return true
+    })
+    expect(expected.size).toBeGreaterThan(100)
+    expect([...reached].sort()).toEqual([...expected].sort())
   })
 })
 

@@ -89,7 +89,15 @@ export class Chain {
   /** Blocks below this number have no state in the trie (their history came from a state file). */
   stateFrom = 0n
   /** Set when old state is pruned (pruning.ts): whether a root's nodes are still held. */
-  pruning: { keep: number; available(root: Uint8Array): boolean } | undefined
+  pruning:
+    | {
+        keep: number
+        available(root: Uint8Array): boolean
+        /** While a queue task seals many blocks (anvil_mine): sweeps run in it, after each block. */
+        sealingInTask: boolean
+        sweepInTask(): Promise<void>
+      }
+    | undefined
 
   /**
    * The state root reads at `block` use, once dev edits waiting to be written are (settle first,

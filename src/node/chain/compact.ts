@@ -28,28 +28,33 @@ export function shareWithPrevious(block: BlockRecord, prev: BlockRecord | undefi
   }
 }
 
+/**
+ * A transaction loaded from a state file decodes its fields when first read (getters: engine/tx.ts);
+ * it is left as it is, unread. Asked of one field, not of every field (a descriptor per field of
+ * every record cost ~14 µs a block).
+ */
+function decodesLazily(tx: object): boolean {
+  return typeof Object.getOwnPropertyDescriptor(tx, 'nonce')?.get === 'function'
+}
+
 function shareFields(into: object, from: object): void {
-  if (Object.isFrozen(into)) return
+  if (Object.isFrozen(into) || decodesLazily(into) || decodesLazily(from)) return
   const target = into as Record<string, unknown>
-  const fields = Object.getOwnPropertyDescriptors(into)
-  const earlier = Object.getOwnPropertyDescriptors(from)
-  for (const key in fields) {
-    // Plain writable values only: a loaded transaction's fields are getters that decode it when read.
-    const field = fields[key]
-    const other = earlier[key]
-    if (!field.writable || other === undefined || !('value' in other)) continue
-    const value = field.value
+  const source = from as Record<string, unknown>
+  for (const key of Object.keys(target)) {
+    const value = target[key]
+    const other = source[key]
     if (typeof value === 'bigint') {
       // Equal bigints compare === but are separate objects: keep the earlier one.
-      if (value === other.value) target[key] = other.value
+      if (value === other) target[key] = other
     } else if (
       value instanceof Uint8Array &&
-      other.value instanceof Uint8Array &&
-      value !== other.value &&
+      other instanceof Uint8Array &&
+      value !== other &&
       value.length <= MAX_SHARED_BYTES &&
-      sameBytes(value, other.value)
+      sameBytes(value, other)
     ) {
-      target[key] = other.value
+      target[key] = other
     }
   }
 }

@@ -80,14 +80,22 @@ export async function mine(ctx: NodeContext, blocks: bigint, interval: bigint, t
   checkTimestampRange(first + (blocks - 1n) * (interval > 0n ? interval : 1n))
   let ts = timestamp ?? clock.nextTimestamp
   clock.nextTimestamp = undefined
-  for (let i = 0n; i < blocks; i++) {
-    if (ts === undefined && interval > 0n) ts = chain.pending?.header.timestamp ?? producer.nextHeaderFields().timestamp
-    if (ts !== undefined && chain.pending && chain.pending.header.timestamp !== ts) await reopen(ctx, ts)
-    else if (!chain.pending) await producer.open(ts)
-    await fill(ctx)
-    const block = await sequencer.sealPending()
-    if (ts !== undefined) clock.rebase(block.header.timestamp)
-    ts = interval > 0n ? block.header.timestamp + interval : undefined
+  // This task holds the serial queue until the last block: state pruning runs in it (pruning.ts).
+  const pruning = chain.pruning
+  if (pruning) pruning.sealingInTask = true
+  try {
+    for (let i = 0n; i < blocks; i++) {
+      if (ts === undefined && interval > 0n) ts = chain.pending?.header.timestamp ?? producer.nextHeaderFields().timestamp
+      if (ts !== undefined && chain.pending && chain.pending.header.timestamp !== ts) await reopen(ctx, ts)
+      else if (!chain.pending) await producer.open(ts)
+      await fill(ctx)
+      const block = await sequencer.sealPending()
+      if (ts !== undefined) clock.rebase(block.header.timestamp)
+      ts = interval > 0n ? block.header.timestamp + interval : undefined
+      await pruning?.sweepInTask()
+    }
+  } finally {
+    if (pruning) pruning.sealingInTask = false
   }
   if (sequencer.preconfirming) await producer.open()
 }
