@@ -1721,23 +1721,15 @@ function buildReport(results) {
     L.push(row('eth_estimateGas transfer p50', 'transfer'))
     L.push(row('eth_estimateGas ~200k-gas deploy p50', 'deploy'))
     L.push(row('eth_call view p50', 'call'))
-    const k = (n, f) => estimate[n]?.keccak?.[f]
-    L.push(
+    const keccakRow = (label, field, unit) =>
       line(
-        'eth_call keccak×1000, 16 in flight',
-        { name: 'pcnode', value: k('pcnode(200ms)', 'perSecond') },
-        [{ name: 'anvil(automine)', value: k('anvil(automine)', 'perSecond') }],
-        'calls/s',
-      ),
-    )
-    L.push(
-      line(
-        '  node CPU per keccak×1000 call',
-        { name: 'pcnode', value: k('pcnode(200ms)', 'cpuMsPerCall') },
-        [{ name: 'anvil(automine)', value: k('anvil(automine)', 'cpuMsPerCall') }],
-        'ms',
-      ),
-    )
+        label,
+        { name: 'pcnode', value: estimate['pcnode(200ms)']?.keccak?.[field] },
+        [{ name: 'anvil(automine)', value: estimate['anvil(automine)']?.keccak?.[field] }],
+        unit,
+      )
+    L.push(keccakRow('eth_call keccak×1000, 16 in flight', 'perSecond', 'calls/s'))
+    L.push(keccakRow('  node CPU per keccak×1000 call', 'cpuMsPerCall', 'ms'))
     for (const [n, r] of Object.entries(estimate)) {
       L.push(
         `  ${n.padEnd(20)} gas transfer ${hexNs(r.transfer.firstResult)}, deploy ${hexNs(r.deploy.firstResult)}; invalid results ` +

@@ -11,7 +11,7 @@
 // trie's (node hash → RLP node, nodes under 32 bytes embedded in their parent), so ethereumjs
 // reads what this writes; test/trie.test.ts checks roots and reads against it.
 import { hexKey } from '../bytes.js'
-import { hexPrefix, toNibbles } from './trie.js'
+import { EMPTY_ROOT_KEY, hexPrefix, toNibbles } from './trie.js'
 
 type Hash = (data: Uint8Array) => Uint8Array
 
@@ -424,7 +424,7 @@ export async function walkStored(
     let data: Uint8Array | undefined = ref
     if (!isNode) {
       const key = hexKey(ref)
-      if (key === EMPTY_ROOT_HEX || !enter(key)) continue
+      if (key === EMPTY_ROOT_KEY || !enter(key)) continue
       data = store.get(key)
       if (data === undefined) continue
     }
@@ -445,8 +445,6 @@ export async function walkStored(
     }
   }
 }
-
-const EMPTY_ROOT_HEX = '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421'
 
 /** The storage root in an account's RLP, [nonce, balance, storageRoot, codeHash]. */
 function accountStorageRoot(account: Uint8Array): Uint8Array {

@@ -92,7 +92,7 @@ export interface TrieVisitor {
 }
 
 type Ref = Uint8Array | Uint8Array[]
-const EMPTY_ROOT_KEY = '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421'
+export const EMPTY_ROOT_KEY = '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421'
 
 /**
  * Depth-first over the nodes under `roots`, read straight from the node store (ethereumjs' own
