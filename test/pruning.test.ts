@@ -75,6 +75,27 @@ describe('state history pruning', () => {
     expect((await balanceAt(old)).error?.code).toBe(-32000)
   })
 
+  it('a sweep waiting for the queue gives way to the sweeps inside a long anvil_mine', async () => {
+    node = await startTestNode({ mining: false, stateHistory: 16 })
+    expect((await node.rpc('anvil_mine', ['0x20'])).error).toBeUndefined()
+    await node.node.pruner?.idle()
+    const before = node.node.engine.nodes.map.size
+    // Between two anvil_mine requests a sealed block starts a sweep; it needs the queue, which the
+    // next request then holds for its whole run. Here: a task holds the queue while both queue up.
+    const { queue } = node.node.engine
+    let release = () => {}
+    const holder = queue.run(() => new Promise<void>((resolve) => (release = resolve)))
+    const sweep = node.node.pruner!.sweep()
+    const mined = node.rpc('anvil_mine', ['0x200'])
+    await until(() => queue.size === 3, 5000, 'anvil_mine queued behind the sweep')
+    release()
+    await holder
+    expect((await mined).error).toBeUndefined()
+    expect(node.node.engine.nodes.map.size).toBeLessThan(before + 512 * 6)
+    // The replaced sweep answers with the result of the one that replaced it.
+    expect((await sweep).deleted).toBeGreaterThan(0)
+  })
+
   it('keeps every block with --state-history 0', async () => {
     node = await startTestNode({ mining: false, stateHistory: 0 })
     const early = await transferAndMine(5n)

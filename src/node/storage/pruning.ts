@@ -16,8 +16,15 @@ export interface SweepResult {
   deleted: number
 }
 
+/** One sweep; a sweep that waits for the queue while a long anvil_mine holds it is superseded by the one that runs in the mine. */
+interface SweepRun {
+  result: Promise<SweepResult>
+  /** Set when a sweep inside the mining task replaced this one: it stops marking and deletes nothing. */
+  supersededBy?: Promise<SweepResult>
+}
+
 export class StatePruner {
-  private sweeping: Promise<SweepResult> | undefined
+  private running: SweepRun | undefined
   private lastSweep = 0n
   /** During a sweep: the roots it keeps; reads at any other root (written before it) are refused. */
   private keptRoots: Set<string> | undefined
@@ -46,7 +53,7 @@ export class StatePruner {
 
   /** Called after each sealed block: starts a sweep every `keep / 4` blocks. */
   blockSealed(): void {
-    if (this.sealingInTask || !this.due()) return
+    if (this.sealingInTask || this.running || !this.due()) return
     this.sweep().catch((error) => this.log(`state pruning failed: ${(error as Error).message}`))
   }
 
@@ -54,18 +61,22 @@ export class StatePruner {
    * From the task sealing blocks (sealingInTask), after each: a sweep runs in it every `keep`
    * blocks (not keep / 4: a sweep walks the whole live state, ~1.5 million nodes at 100,000
    * accounts and a million slots, so the store may hold up to twice the window meanwhile).
+   * A sweep a sealed block started before this task (between two anvil_mine requests) cannot
+   * finish before the task does, since it needs the queue: one runs here at once and replaces it
+   * (waiting for it kept every block of the next requests, ~20 nodes each).
    */
   async sweepInTask(): Promise<void> {
-    if (!this.due(BigInt(this.keep))) return
-    this.sweeping = this.sweepOnce(true).finally(() => {
-      this.sweeping = undefined
-    })
-    await this.sweeping
+    const waiting = this.running
+    if (waiting) this.lastSweep = this.chain.head.header.number
+    else if (!this.due(BigInt(this.keep))) return
+    const result = this.start(true)
+    if (waiting) waiting.supersededBy = result
+    await result
   }
 
-  /** Whether a sweep should start now (none runs, `every` blocks sealed since the last); notes it as started. */
+  /** Whether `every` blocks were sealed since the last sweep; notes the sweep as started. */
   private due(every = this.every): boolean {
-    if (this.keep === 0 || this.sweeping) return false
+    if (this.keep === 0) return false
     const head = this.chain.head.header.number
     if (head < this.lastSweep) this.lastSweep = head // evm_revert, anvil_reset
     if (head - this.lastSweep < every || head < BigInt(this.keep)) return false
@@ -75,7 +86,7 @@ export class StatePruner {
 
   /** Waits for a running sweep, if any. */
   async idle(): Promise<void> {
-    await this.sweeping?.catch(() => {})
+    await this.running?.result.catch(() => {})
   }
 
   /** Whether reads at `root` may start: its nodes are there and no running sweep is deleting them. */
@@ -89,29 +100,37 @@ export class StatePruner {
 
   /** Deletes every node no kept root reaches; while one sweep runs, callers share it. */
   sweep(): Promise<SweepResult> {
-    if (!this.sweeping) {
-      this.sweeping = this.sweepOnce().finally(() => {
-        this.sweeping = undefined
-      })
-    }
-    return this.sweeping
+    return this.running?.result ?? this.start(false)
+  }
+
+  private start(held: boolean): Promise<SweepResult> {
+    const run = { supersededBy: undefined } as SweepRun
+    run.result = this.sweepOnce(run, held).finally(() => {
+      if (this.running === run) this.running = undefined
+    })
+    this.running = run
+    return run.result
   }
 
   /** `held`: called from the task that holds the serial queue (sweepInTask), which writes nothing meanwhile. */
-  private async sweepOnce(held = false): Promise<SweepResult> {
+  private async sweepOnce(run: SweepRun, held: boolean): Promise<SweepResult> {
     const { nodes, queue, live } = this.engine
     const inQueue = <T>(fn: () => Promise<T>): Promise<T> => (held ? fn() : queue.run(fn))
     // In the queue: the live root and the chain agree, and no flashblock is half-committed.
     const roots = await inQueue(async () => {
+      if (run.supersededBy) return undefined
       await this.chain.settleAll()
       return this.rootsToKeep(await live.root())
     })
-    this.keptRoots = new Set(roots.map((root) => hexKey(root)))
+    if (!roots) return run.supersededBy as Promise<SweepResult>
+    const keptRoots = new Set(roots.map((root) => hexKey(root)))
     const written = new Set<string>()
+    this.keptRoots = keptRoots
     nodes.written = written
     try {
-      const marked = await markReachable(nodes, roots)
-      return await inQueue(async () => {
+      const marked = await markReachable(nodes, roots, () => run.supersededBy !== undefined)
+      const result = await inQueue(async () => {
+        if (run.supersededBy) return undefined
         let deleted = 0
         for (const key of nodes.map.keys()) {
           // 64 hex characters: a trie node (code is stored under "63" ("c") + its hash: 66).
@@ -122,9 +141,11 @@ export class StatePruner {
         }
         return { roots: roots.length, kept: marked.size, deleted }
       })
+      return result ?? (run.supersededBy as Promise<SweepResult>)
     } finally {
-      nodes.written = undefined
-      this.keptRoots = undefined
+      // A sweep that replaced this one set its own.
+      if (nodes.written === written) nodes.written = undefined
+      if (this.keptRoots === keptRoots) this.keptRoots = undefined
     }
   }
 
@@ -144,16 +165,17 @@ export class StatePruner {
 
 /**
  * The keys (hex) of every node reachable from `roots`: account tries and the storage tries their
- * accounts name. Shared subtrees are walked once; the event loop gets a turn every 4 ms.
+ * accounts name. Shared subtrees are walked once; the event loop gets a turn every 4 ms. Once
+ * `stopped`, nothing more is walked.
  */
-async function markReachable(nodes: Engine['nodes'], roots: Uint8Array[]): Promise<Set<string>> {
+async function markReachable(nodes: Engine['nodes'], roots: Uint8Array[], stopped: () => boolean): Promise<Set<string>> {
   const marked = new Set<string>()
   const map = nodes.map
   await walkStored(
     nodes,
     roots,
     (key) => {
-      if (marked.has(key) || !map.has(key)) return false
+      if (stopped() || marked.has(key) || !map.has(key)) return false
       marked.add(key)
       return true
     },
