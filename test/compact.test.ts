@@ -2,7 +2,7 @@
 // bytes and bigints become the earlier block's objects, different ones stay, and what a record
 // says is unchanged.
 import { describe, expect, it } from 'vitest'
-import { shareWithPrevious } from '../src/node/chain/compact.js'
+import { packed, shareWithPrevious } from '../src/node/chain/compact.js'
 import { emptyHeader } from '../src/node/chain/header.js'
 import type { BlockRecord, IncludedTx, TxRecord } from '../src/node/types.js'
 
@@ -64,6 +64,30 @@ describe('records shared with the previous block (compact.ts)', () => {
     expect(second.header.number).toBe(2n)
     expect(second.txs[0].tx.hash).not.toBe(first.txs[0].tx.hash)
     expect(second.txs[0].tx.data).not.toBe(first.txs[0].tx.data)
+    // They moved into one shared chunk (views, not arrays with buffers of their own).
+    const { hash, data } = second.txs[0].tx
+    expect(hash.buffer).toBe(second.hash.buffer)
+    expect(data.buffer).toBe(second.hash.buffer)
+    expect(hash.buffer.byteLength).toBeGreaterThan(hash.byteLength + data.byteLength)
+  })
+
+  it('packs bytes into chunks without changing them', () => {
+    const fresh = () => Uint8Array.from({ length: 40 }, (_, i) => i)
+    const a = packed(fresh())
+    const b = packed(fresh())
+    expect(a).toEqual(fresh())
+    expect(b).toEqual(fresh())
+    expect(a.buffer).toBe(b.buffer)
+    // Writing one view leaves its neighbours alone; packing a packed view is a no-op.
+    b[0] = 99
+    expect(a[0]).toBe(0)
+    expect(packed(a)).toBe(a)
+    // Long bytes keep their own buffer; a full chunk starts a new one.
+    const long = new Uint8Array(4096)
+    expect(packed(long)).toBe(long)
+    const views = Array.from({ length: 100 }, () => packed(new Uint8Array(1024).fill(5)))
+    expect(new Set(views.map((v) => v.buffer)).size).toBeGreaterThan(1)
+    for (const v of views) expect(v.every((x) => x === 5)).toBe(true)
   })
 
   it('leaves the lazily decoded fields of loaded transactions alone, unread', () => {

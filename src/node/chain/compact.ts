@@ -4,28 +4,60 @@
 // to block (the coinbase, the zero bloom, the roots of empty lists, the L1-info deposit's sender,
 // target and fee parameters…): an empty Base block's record took ~7 KiB, about half of it such
 // repeats (issue 18). Records are plain data, never written in place once sealed (fields are
-// replaced, not mutated), so equal values can be one object.
+// replaced, not mutated), so equal values can be one object. The bytes that differ move into
+// shared chunks: a Uint8Array of its own holds an ArrayBuffer and a backing store (~250 bytes
+// besides its bytes), a view into a chunk only itself (~100).
 import { sameBytes } from '../bytes.js'
 import type { BlockRecord } from '../types.js'
 
 /** Byte fields longer than this (calldata, raw transactions) are not compared. */
 const MAX_SHARED_BYTES = 256
+/** Byte fields up to this long move into a chunk; longer ones keep their own buffer. */
+const MAX_PACKED_BYTES = 1024
+const CHUNK_BYTES = 64 * 1024
 
-/** Points `block`'s header, transactions and receipts at `prev`'s equal values (same index, same type). */
-export function shareWithPrevious(block: BlockRecord, prev: BlockRecord | undefined): void {
-  if (!prev) return
-  shareFields(block.header, prev.header)
-  if (sameBytes(block.header.parentHash, prev.hash)) block.header.parentHash = prev.hash
-  const count = Math.min(block.txs.length, prev.txs.length)
-  for (let i = 0; i < count; i++) {
-    const t = block.txs[i]
-    const p = prev.txs[i]
-    if (t.tx.type !== p.tx.type) continue
-    shareFields(t.tx, p.tx)
-    if (t.tx.deposit && p.tx.deposit) shareFields(t.tx.deposit, p.tx.deposit)
-    shareFields(t.receipt, p.receipt)
-    if (t.receipt.l1 && p.receipt.l1) shareFields(t.receipt.l1, p.receipt.l1)
+/** The chunk bytes are copied into now, and how much of it is used. */
+let chunk = new Uint8Array(CHUNK_BYTES)
+let used = 0
+/** Every chunk's buffer: bytes already in one stay where they are. */
+const chunkBuffers = new WeakSet<ArrayBufferLike>([chunk.buffer])
+
+/** `bytes` as a view into a chunk (a copy; the same array when it is in one already or long). */
+export function packed(bytes: Uint8Array): Uint8Array {
+  if (bytes.length > MAX_PACKED_BYTES || chunkBuffers.has(bytes.buffer)) return bytes
+  if (used + bytes.length > CHUNK_BYTES) {
+    chunk = new Uint8Array(CHUNK_BYTES)
+    chunkBuffers.add(chunk.buffer)
+    used = 0
   }
+  const view = chunk.subarray(used, used + bytes.length)
+  view.set(bytes)
+  used += bytes.length
+  return view
+}
+
+/**
+ * Points `block`'s header, transactions and receipts at `prev`'s equal values (same index, same
+ * type) and moves the rest of their bytes into chunks.
+ */
+export function shareWithPrevious(block: BlockRecord, prev: BlockRecord | undefined): void {
+  block.hash = packed(block.hash)
+  if (block.payloadId) block.payloadId = packed(block.payloadId)
+  shareFields(block.header, prev?.header)
+  if (prev && sameBytes(block.header.parentHash, prev.hash)) block.header.parentHash = prev.hash
+  block.txs.forEach((t, i) => {
+    const p = prev?.txs[i]?.tx.type === t.tx.type ? prev.txs[i] : undefined
+    shareFields(t.tx, p?.tx)
+    if (t.tx.deposit) shareFields(t.tx.deposit, p?.tx.deposit)
+    shareFields(t.receipt, p?.receipt)
+    if (t.receipt.l1) shareFields(t.receipt.l1, p?.receipt.l1)
+    for (const log of t.receipt.logs) {
+      if (Object.isFrozen(log)) continue
+      log.address = packed(log.address)
+      log.data = packed(log.data)
+      log.topics = log.topics.map(packed)
+    }
+  })
 }
 
 /**
@@ -37,24 +69,20 @@ function decodesLazily(tx: object): boolean {
   return typeof Object.getOwnPropertyDescriptor(tx, 'nonce')?.get === 'function'
 }
 
-function shareFields(into: object, from: object): void {
-  if (Object.isFrozen(into) || decodesLazily(into) || decodesLazily(from)) return
+/** `into`'s values equal to `from`'s become `from`'s; its other bytes move into a chunk. */
+function shareFields(into: object, from: object | undefined): void {
+  if (Object.isFrozen(into) || decodesLazily(into) || (from && decodesLazily(from))) return
   const target = into as Record<string, unknown>
-  const source = from as Record<string, unknown>
+  const source = (from ?? {}) as Record<string, unknown>
   for (const key of Object.keys(target)) {
     const value = target[key]
     const other = source[key]
     if (typeof value === 'bigint') {
       // Equal bigints compare === but are separate objects: keep the earlier one.
       if (value === other) target[key] = other
-    } else if (
-      value instanceof Uint8Array &&
-      other instanceof Uint8Array &&
-      value !== other &&
-      value.length <= MAX_SHARED_BYTES &&
-      sameBytes(value, other)
-    ) {
-      target[key] = other
+    } else if (value instanceof Uint8Array && value !== other) {
+      const same = other instanceof Uint8Array && value.length <= MAX_SHARED_BYTES && sameBytes(value, other)
+      target[key] = same ? other : packed(value)
     }
   }
 }
