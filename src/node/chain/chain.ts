@@ -84,8 +84,8 @@ export class Chain {
 
   /** Roots reads use instead of a sealed block's own: dev setters (anvil_setBalance…) move the head's. */
   private readonly stateRoots = new WeakMap<BlockRecord, Uint8Array | LazyRoot>()
-  /** Lazy roots set since the last settleAll (the ones that may be dirty). */
-  private readonly lazyRoots = new Set<LazyRoot>()
+  /** Lazy roots set since the last settleAll (the ones that may be dirty), with their blocks. */
+  private readonly lazyRoots = new Map<LazyRoot, BlockRecord>()
   /** Blocks below this number have no state in the trie (their history came from a state file). */
   stateFrom = 0n
   /** Set when old state is pruned (pruning.ts): whether a root's nodes are still held. */
@@ -137,9 +137,11 @@ export class Chain {
 
   /** Writes every block's dev edits that wait for a read (before pruning lists the roots it keeps). */
   async settleAll(): Promise<void> {
-    for (const lazy of this.lazyRoots) {
+    for (const [lazy, block] of this.lazyRoots) {
       await lazy.settle()
       this.lazyRoots.delete(lazy)
+      // A past head's edits, written: its root is all reads need, not the state that computed it.
+      if (block !== this.head && this.stateRoots.get(block) === lazy) this.stateRoots.set(block, lazy.root)
     }
   }
 
@@ -153,7 +155,9 @@ export class Chain {
   }
 
   setStateRootOverride(block: BlockRecord, root: Uint8Array | LazyRoot | undefined): void {
-    if (root && !(root instanceof Uint8Array)) this.lazyRoots.add(root)
+    const replaced = this.stateRoots.get(block)
+    if (replaced && !(replaced instanceof Uint8Array) && replaced !== root) this.lazyRoots.delete(replaced)
+    if (root && !(root instanceof Uint8Array)) this.lazyRoots.set(root, block)
     if (root) this.stateRoots.set(block, root)
     else this.stateRoots.delete(block)
   }

@@ -125,8 +125,13 @@ export class StateEdits {
    */
   private async stateOfHead(): Promise<HeadState> {
     const { engine, chain } = this.ctx
-    if (this.headState?.head === chain.head && chain.usesRoot(chain.head, this.headState)) return this.headState
-    await this.headState?.settle()
+    const past = this.headState
+    if (past?.head === chain.head && chain.usesRoot(chain.head, past)) return past
+    if (past) {
+      await past.settle()
+      // The past head keeps its edited root; the state (every account edited there) goes.
+      if (chain.usesRoot(past.head, past)) chain.setStateRootOverride(past.head, past.root)
+    }
     const root = await chain.settledRootOf(chain.head)
     this.headState = new HeadState(chain.head, await engine.scratchAt(root), root)
     return this.headState
