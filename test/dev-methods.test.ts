@@ -120,6 +120,27 @@ describe('dev methods: accounts, blocks and time (mode anvil)', () => {
     expect([1, 2, 4, 5, 100, 299].map((id) => byId.get(id))).toEqual([null, null, null, null, null, null])
   })
 
+  it("a past head's edits nobody read are written when its state is asked for: reads at its number, traces of the next block", async () => {
+    const pub = node.publicClient
+    // A fresh key: its only funds are the edit's, so replaying its transfer needs the edited state.
+    const key = '0x5eed000000000000000000000000000000000000000000000000000000000001'
+    const account = privateKeyToAccount(key)
+    const wallet = createWalletClient({ chain: node.chain, transport: http(node.rpcUrl), account })
+    const edited = await blockNumber(node)
+    await test.setBalance({ address: account.address, value: parseEther('1') })
+    const hash = await wallet.sendTransaction({ to: node.accounts[1].address, value: 1n })
+    await waitForReceipt(node, hash)
+    await test.mine({ blocks: 1 })
+    // The head moves on; an edit at the new head leaves the past one's unwritten.
+    await test.setBalance({ address: account.address, value: 5n })
+    expect(await pub.getBalance({ address: account.address, blockTag: 'latest' })).toBe(5n)
+    expect(await pub.getBalance({ address: account.address, blockNumber: edited })).toBe(parseEther('1'))
+    const trace = await node.rpc('debug_traceTransaction', [hash, { tracer: 'callTracer' }])
+    expect(trace.error).toBeUndefined()
+    expect(trace.result.error).toBeUndefined()
+    expect(BigInt(trace.result.value)).toBe(1n)
+  })
+
   it('anvil_setNonce drops pooled transactions below the new nonce', async () => {
     const account = privateKeyToAccount(node.accounts[5].privateKey)
     const nonce = await node.publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' })

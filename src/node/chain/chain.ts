@@ -9,14 +9,16 @@ import { shareWithPrevious } from './compact.js'
 export const MAX_LOGS = 10_000
 
 /**
- * A state root dev edits keep moving (dev/edits.ts): the edits are applied to a state at once and
- * written to the trie when a reader needs the root, so a run of edit batches computes it once.
+ * A state root dev edits keep moving (dev/edits.ts): the edits are kept and written to a state when
+ * a reader needs the root, so a run of edit batches computes it once, or never when nobody reads.
  */
 export interface LazyRoot {
-  /** Edits were applied since `root` was computed. */
+  /** Edits came since `root` was computed. */
   readonly dirty: boolean
   /** The root as last computed. */
   readonly root: Uint8Array
+  /** The roots whose nodes it reads (to settle, or to serve): pruning keeps them. */
+  readonly reads: Uint8Array[]
   /** Computes `root` when dirty. */
   settle(): Promise<void>
 }
@@ -84,7 +86,7 @@ export class Chain {
 
   /** Roots reads use instead of a sealed block's own: dev setters (anvil_setBalance…) move the head's. */
   private readonly stateRoots = new WeakMap<BlockRecord, Uint8Array | LazyRoot>()
-  /** Lazy roots set since the last settleAll (the ones that may be dirty), with their blocks. */
+  /** The lazy roots blocks use, with their blocks. */
   private readonly lazyRoots = new Map<LazyRoot, BlockRecord>()
   /** Blocks below this number have no state in the trie (their history came from a state file). */
   stateFrom = 0n
@@ -135,13 +137,19 @@ export class Chain {
     return this.stateRoots.get(block) === root
   }
 
-  /** Writes every block's dev edits that wait for a read (before pruning lists the roots it keeps). */
-  async settleAll(): Promise<void> {
+  /** The roots reads at `block` may use besides its own (dev edits'); what a sweep must keep for it. */
+  overrideRoots(block: BlockRecord): Uint8Array[] {
+    const override = this.stateRoots.get(block)
+    if (override === undefined) return []
+    return override instanceof Uint8Array ? [override] : override.reads
+  }
+
+  /** Forgets the unwritten dev edits of blocks below `number` (pruning: their state is gone). */
+  dropLazyRootsBefore(number: bigint): void {
     for (const [lazy, block] of this.lazyRoots) {
-      await lazy.settle()
+      if (block.header.number >= number) continue
       this.lazyRoots.delete(lazy)
-      // A past head's edits, written: its root is all reads need, not the state that computed it.
-      if (block !== this.head && this.stateRoots.get(block) === lazy) this.stateRoots.set(block, lazy.root)
+      if (this.stateRoots.get(block) === lazy) this.stateRoots.delete(block)
     }
   }
 

@@ -2,9 +2,8 @@
 // which the pending block runs on, and to the head's state as reads at "latest" see it — a root
 // kept beside the head's own (Chain.stateRootOf), as anvil serves them at once. The head's header
 // keeps its real root, so its hash stays valid. Edits queued one after another (a batch request of
-// anvil_setBalance calls) are applied together, and the head's edited state is written to the trie
-// only when something reads it (HeadState), so a run of edit batches costs one new root, not one
-// per batch (issue 18).
+// anvil_setBalance calls) are applied together, and the head's edited state is built only when
+// something reads it (HeadState), so a run of edit batches costs the head one new root, or none.
 
 import type { LazyRoot } from '../chain/chain.js'
 import type { NodeContext } from '../context.js'
@@ -20,32 +19,57 @@ interface EditRun {
 }
 
 /**
- * The head's state with the edits made while a block was pending: edits apply to its caches, and
- * its root is computed when a reader settles it. Only edit runs (queue tasks) and settle() touch
- * the state, one at a time.
+ * The head's state with the edits made while a block was pending. The edits are kept and written
+ * to a state at the head's root only when a reader settles it (a read at "latest", a trace of the
+ * block after it): a run of edits nobody reads at "latest" before the next block costs nothing
+ * here, since the live state has them already (issue 18). Only settle() touches the state.
  */
 class HeadState implements LazyRoot {
-  dirty = false
+  private changes: Change[] = []
+  private state: StateView | undefined
+  /** Set once the chain's head has moved on: no more edits come, so once settled its state goes. */
+  private past = false
   private lock: Promise<unknown> = Promise.resolve()
+  root: Uint8Array
 
   constructor(
     readonly head: BlockRecord,
-    private readonly state: StateView,
-    public root: Uint8Array,
-  ) {}
+    private readonly open: (root: Uint8Array) => Promise<StateView>,
+    /** The head's root the edits apply to. */
+    private readonly base: Uint8Array,
+  ) {
+    this.root = base
+  }
 
-  apply(changes: Change[]): Promise<void> {
-    return this.exclusive(async () => {
-      this.dirty = true
-      for (const change of changes) await change(this.state)
-    })
+  get dirty(): boolean {
+    return this.changes.length > 0
+  }
+
+  get reads(): Uint8Array[] {
+    return [this.base, this.root]
+  }
+
+  /** Edits the live state took; written here when a reader settles. */
+  record(changes: Change[]): void {
+    this.changes.push(...changes)
+  }
+
+  /** The head has moved on (StateEdits.stateOfHead). */
+  retire(): void {
+    this.past = true
+    if (!this.dirty) this.state = undefined
   }
 
   settle(): Promise<void> {
     return this.exclusive(async () => {
-      if (!this.dirty) return
-      this.root = await this.state.root()
-      this.dirty = false
+      while (this.changes.length > 0) {
+        const todo = this.changes
+        this.changes = []
+        this.state ??= await this.open(this.base)
+        for (const change of todo) await change(this.state)
+        this.root = await this.state.root()
+      }
+      if (this.past) this.state = undefined
     })
   }
 
@@ -110,7 +134,7 @@ export class StateEdits {
       chain.setStateRootOverride(chain.head, await live.root())
     } else {
       const state = await this.stateOfHead()
-      await state.apply(applied.map((item) => item.change))
+      state.record(applied.map((item) => item.change))
       chain.setStateRootOverride(chain.head, state)
     }
     for (const item of applied) {
@@ -120,20 +144,20 @@ export class StateEdits {
   }
 
   /**
-   * The head's edited state; new when the head has moved on (the last one's edits written first)
-   * or its root was set otherwise since (evm_revert, a state load).
+   * The head's edited state; new when the head has moved on or its root was set otherwise since
+   * (evm_revert, a state load). A past head's edits stay unwritten until a reader asks for its
+   * state (pruning drops them with the block's state); written already, only its root stays.
    */
   private async stateOfHead(): Promise<HeadState> {
     const { engine, chain } = this.ctx
     const past = this.headState
     if (past?.head === chain.head && chain.usesRoot(chain.head, past)) return past
     if (past) {
-      await past.settle()
-      // The past head keeps its edited root; the state (every account edited there) goes.
-      if (chain.usesRoot(past.head, past)) chain.setStateRootOverride(past.head, past.root)
+      past.retire()
+      if (!past.dirty && chain.usesRoot(past.head, past)) chain.setStateRootOverride(past.head, past.root)
     }
     const root = await chain.settledRootOf(chain.head)
-    this.headState = new HeadState(chain.head, await engine.scratchAt(root), root)
+    this.headState = new HeadState(chain.head, (at) => engine.scratchAt(at), root)
     return this.headState
   }
 }

@@ -119,7 +119,6 @@ export class StatePruner {
     // In the queue: the live root and the chain agree, and no flashblock is half-committed.
     const roots = await inQueue(async () => {
       if (run.supersededBy) return undefined
-      await this.chain.settleAll()
       return this.rootsToKeep(await live.root())
     })
     if (!roots) return run.supersededBy as Promise<SweepResult>
@@ -154,11 +153,8 @@ export class StatePruner {
     const roots = [live, ...this.heldRoots()]
     if (chain.pending) roots.push(chain.pending.header.stateRoot)
     const from = Math.max(0, chain.blocks.length - this.keep)
-    for (const block of chain.blocks.slice(from)) {
-      roots.push(block.header.stateRoot)
-      const override = chain.stateRootOverride(block)
-      if (override) roots.push(override)
-    }
+    for (const block of chain.blocks.slice(from)) roots.push(block.header.stateRoot, ...chain.overrideRoots(block))
+    chain.dropLazyRootsBefore(chain.first + BigInt(from))
     return roots
   }
 }
