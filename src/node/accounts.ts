@@ -1,32 +1,30 @@
-import { pbkdf2Sync } from 'node:crypto'
-import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { bytesToHex } from 'viem'
-import { HDKey, publicKeyToAddress } from 'viem/accounts'
+// The funded dev accounts: m/44'/60'/0'/0/i of the mnemonic (derive-accounts.ts). The default
+// mnemonic's first ten are anvil's and Hardhat's well-known accounts, listed here so a start skips
+// deriving them: a curve table and about fifteen point multiplications, ~50 ms of every start
+// (issue 18). test/accounts.test.ts checks the list against the derivation.
+import type { DevAccount } from './derive-accounts.js'
+import { DEFAULT_MNEMONIC } from './options.js'
 
-export interface DevAccount {
-  address: `0x${string}`
-  privateKey: `0x${string}`
-}
+export type { DevAccount }
 
-/** BIP-39 seed with node's native pbkdf2 (viem's pure-JS one takes ~100 ms per call). */
-function mnemonicToSeed(mnemonic: string, passphrase = ''): Uint8Array {
-  const words = mnemonic.normalize('NFKD').trim().split(/\s+/).join(' ')
-  return pbkdf2Sync(words, `mnemonic${passphrase}`.normalize('NFKD'), 2048, 64, 'sha512')
-}
+const KNOWN: ReadonlyArray<readonly [DevAccount['address'], DevAccount['privateKey']]> = [
+  ['0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'],
+  ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'],
+  ['0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a'],
+  ['0x90F79bf6EB2c4f870365E785982E1f101E93b906', '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6'],
+  ['0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65', '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a'],
+  ['0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc', '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba'],
+  ['0x976EA74026E726554dB657fA54763abd0C3a0aa9', '0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e'],
+  ['0x14dC79964da2C08b23698B3D3cc7Ca32193d9955', '0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356'],
+  ['0x23618e81E3f5cdF7f54C3d65f7FBc0aBf5B21E8f', '0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97'],
+  ['0xa0Ee7A142d267C1f36714E4a8F75612F20a79720', '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'],
+]
 
-/** Accounts m/44'/60'/0'/0/i, as anvil and Hardhat derive them. */
-export function deriveAccounts(mnemonic: string, count: number): DevAccount[] {
-  // BIP-44 m/44'/60'/0'/0/i: the shared parent derived once (each level costs a public key).
-  const parent = HDKey.fromMasterSeed(mnemonicToSeed(mnemonic)).derive("m/44'/60'/0'/0")
-  const accounts: DevAccount[] = []
-  for (let i = 0; i < count; i++) {
-    const child = parent.deriveChild(i)
-    if (!child.privateKey || !child.publicKey) throw new Error(`could not derive account ${i}`)
-    // The address from the public key the derivation computed (decompressed: a square root),
-    // not from the private key again: another scalar multiplication each, on another copy of
-    // the curve that builds its own tables (about half the accounts' ~130 ms at each start).
-    const publicKey = secp256k1.Point.fromBytes(child.publicKey).toBytes(false)
-    accounts.push({ address: publicKeyToAddress(bytesToHex(publicKey)), privateKey: bytesToHex(child.privateKey) })
+/** The first `count` accounts of `mnemonic`. */
+export async function devAccounts(mnemonic: string, count: number): Promise<DevAccount[]> {
+  if (mnemonic === DEFAULT_MNEMONIC && count <= KNOWN.length) {
+    return KNOWN.slice(0, count).map(([address, privateKey]) => ({ address, privateKey }))
   }
-  return accounts
+  const { deriveAccounts } = await import('./derive-accounts.js')
+  return deriveAccounts(mnemonic, count)
 }

@@ -2,7 +2,7 @@
 // NodeContext. The RPC layer is its only caller over the wire; tests and the CLI reach it through
 // startNode(). It holds reads and execution entry points; the services do the rest: pool/admission
 // (sends), sequencer/ (blocks), dev/ (test control), storage/ (state file, pruning).
-import { type DevAccount, deriveAccounts } from './accounts.js'
+import { type DevAccount, devAccounts } from './accounts.js'
 import { Chain } from './chain/chain.js'
 import { combineBlooms } from './chain/header.js'
 import type { NodeContext } from './context.js'
@@ -96,7 +96,7 @@ export class DevNode {
     const fork = connected ?? (input.fork ? await Fork.connect(input.fork, input.dataDir ?? '', forkLog(input)) : undefined)
     const options = resolveOptions(fork ? forkDefaults(input, fork) : input)
     const engine = await Engine.create(options)
-    const accounts = deriveAccounts(options.mnemonic, options.accounts)
+    const accounts = await devAccounts(options.mnemonic, options.accounts)
     const chain = new Chain()
     const alloc = accounts.map((a) => ({
       address: Uint8Array.from(Buffer.from(a.address.slice(2), 'hex')),
