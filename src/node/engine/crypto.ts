@@ -6,7 +6,7 @@
 // (no copy at all), for the interpreter's KECCAK256.
 import { createRequire } from 'node:module'
 import type { CustomCrypto } from '@ethereumjs/common'
-import { calculateSigRecovery, setLengthLeft } from '@ethereumjs/util'
+import { calculateSigRecovery, ecrecover, setLengthLeft } from '@ethereumjs/util'
 import { createKeccak } from 'hash-wasm'
 
 type NativeSecp = {
@@ -49,15 +49,17 @@ async function build(): Promise<CustomCrypto> {
   } catch {
     // keep the default keccak
   }
-  const native = loadNative()
-  if (native) {
-    out.ecrecover = (msgHash, v, r, s, chainId) => {
-      const sig = new Uint8Array(64)
-      sig.set(setLengthLeft(r, 32), 0)
-      sig.set(setLengthLeft(s, 32), 32)
-      const recid = Number(calculateSigRecovery(v, chainId))
-      return native.ecdsaRecover(sig, recid, msgHash, false).slice(1)
-    }
+  // The binary loads at the first recovery, not at start (~15 ms: node-gyp-build finds and opens
+  // it); without one, ethereumjs' own recovery runs.
+  let native: NativeSecp | undefined | null = null
+  out.ecrecover = (msgHash, v, r, s, chainId) => {
+    if (native === null) native = loadNative()
+    if (!native) return ecrecover(msgHash, v, r, s, chainId)
+    const sig = new Uint8Array(64)
+    sig.set(setLengthLeft(r, 32), 0)
+    sig.set(setLengthLeft(s, 32), 32)
+    const recid = Number(calculateSigRecovery(v, chainId))
+    return native.ecdsaRecover(sig, recid, msgHash, false).slice(1)
   }
   return out
 }
