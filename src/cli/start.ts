@@ -207,7 +207,11 @@ function parseForkBlock(value: string): bigint {
 async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = []): Promise<void> {
   const quiet = flags.silent || flags.json
   // chalk and ora load only when there is something to show: boot time is measured with --silent.
-  const spinner = quiet ? undefined : (await import('ora')).default({ text: 'Starting pcnode…', stream: process.stdout }).start()
+  // The spinner only draws on a terminal; piped (CI logs), its lines print plainly, without ora (~35 ms).
+  const spinner =
+    quiet || !process.stdout.isTTY
+      ? undefined
+      : (await import('ora')).default({ text: 'Starting pcnode…', stream: process.stdout }).start()
   const options: NodeOptions = {
     port: flags.port,
     host: flags.host,
@@ -265,7 +269,8 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
     await started.stop().catch(() => {})
     failStart(spinner, error, error instanceof AppStartError && error.code === 'EADDRINUSE')
   }
-  spinner?.succeed(`pcnode listening on ${started.rpcUrl}`)
+  if (spinner) spinner.succeed(`pcnode listening on ${started.rpcUrl}`)
+  else if (!quiet) console.log(`pcnode listening on ${started.rpcUrl}`)
   if (flags.json) {
     const fork = started.node.fork
     console.log(
