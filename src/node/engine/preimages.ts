@@ -6,8 +6,11 @@ import { hexKey } from '../bytes.js'
 type Keccak = (data: Uint8Array) => Uint8Array
 
 export class Preimages {
-  /** Address (hex, no 0x) → slots written under it (32-byte hex, no 0x), in the order first written. */
-  private readonly keys = new Map<string, Set<string>>()
+  /**
+   * Address (hex, no 0x) → slots written under it (32-byte hex, no 0x), in the order first written;
+   * undefined for an account with none (most of them: a Set each was ~30 bytes per account).
+   */
+  private readonly keys = new Map<string, Set<string> | undefined>()
   private readonly addressByHash = new Map<string, string>()
   private readonly slotByHash = new Map<string, Map<string, string>>()
   /**
@@ -21,18 +24,17 @@ export class Preimages {
   /** Whether keys were recorded since the last settle (a dump looks up every key: settle must be free then). */
   private recorded = false
 
-  account(address: Uint8Array): Set<string> {
+  account(address: Uint8Array): void {
     const key = hexKey(address)
-    let slots = this.keys.get(key)
-    if (!slots) {
-      this.keys.set(key, (slots = new Set()))
-      this.recorded = true
-    }
-    return slots
+    if (this.keys.has(key)) return
+    this.keys.set(key, undefined)
+    this.recorded = true
   }
 
   slot(address: Uint8Array, slot: Uint8Array): void {
-    const slots = this.account(address)
+    const key = hexKey(address)
+    let slots = this.keys.get(key)
+    if (!slots) this.keys.set(key, (slots = new Set()))
     const size = slots.size
     slots.add(hexKey(slot))
     if (slots.size !== size) this.recorded = true
@@ -46,7 +48,7 @@ export class Preimages {
     for (const [address, slots] of this.keys) {
       if (index++ >= this.hashedAddresses) this.addressByHash.set(hexKey(keccak(Buffer.from(address, 'hex'))), address)
       const done = this.hashedSlots.get(address) ?? 0
-      if (slots.size === done) continue
+      if (!slots || slots.size === done) continue
       let byHash = this.slotByHash.get(address)
       if (!byHash) this.slotByHash.set(address, (byHash = new Map()))
       let i = 0
