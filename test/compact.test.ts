@@ -2,7 +2,8 @@
 // bytes and bigints become the earlier block's objects, different ones stay, and what a record
 // says is unchanged.
 import { describe, expect, it } from 'vitest'
-import { packed, shareWithPrevious } from '../src/node/chain/compact.js'
+import { packed } from '../src/node/bytes.js'
+import { shareWithPrevious } from '../src/node/chain/compact.js'
 import { emptyHeader } from '../src/node/chain/header.js'
 import type { BlockRecord, IncludedTx, TxRecord } from '../src/node/types.js'
 

@@ -5,37 +5,12 @@
 // target and fee parameters…): an empty Base block's record took ~7 KiB, about half of it such
 // repeats (issue 18). Records are plain data, never written in place once sealed (fields are
 // replaced, not mutated), so equal values can be one object. The bytes that differ move into
-// shared chunks: a Uint8Array of its own holds an ArrayBuffer and a backing store (~250 bytes
-// besides its bytes), a view into a chunk only itself (~100).
-import { sameBytes } from '../bytes.js'
+// shared chunks (bytes.ts packed).
+import { packed, sameBytes } from '../bytes.js'
 import type { BlockRecord } from '../types.js'
 
 /** Byte fields longer than this (calldata, raw transactions) are not compared. */
 const MAX_SHARED_BYTES = 256
-/** Byte fields up to this long move into a chunk; longer ones keep their own buffer. */
-const MAX_PACKED_BYTES = 1024
-const CHUNK_BYTES = 64 * 1024
-
-/** The chunk bytes are copied into now, and how much of it is used. */
-let chunk = new Uint8Array(CHUNK_BYTES)
-let used = 0
-/** Every chunk's buffer: bytes already in one stay where they are. */
-const chunkBuffers = new WeakSet<ArrayBufferLike>([chunk.buffer])
-
-/** `bytes` as a view into a chunk (a copy; the same array when it is in one already or long). */
-export function packed(bytes: Uint8Array): Uint8Array {
-  if (bytes.length > MAX_PACKED_BYTES || chunkBuffers.has(bytes.buffer)) return bytes
-  if (used + bytes.length > CHUNK_BYTES) {
-    chunk = new Uint8Array(CHUNK_BYTES)
-    chunkBuffers.add(chunk.buffer)
-    used = 0
-  }
-  const view = chunk.subarray(used, used + bytes.length)
-  view.set(bytes)
-  used += bytes.length
-  return view
-}
-
 /**
  * Points `block`'s header, transactions and receipts at `prev`'s equal values (same index, same
  * type) and moves the rest of their bytes into chunks.
