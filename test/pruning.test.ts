@@ -99,22 +99,23 @@ describe('state history pruning', () => {
   it("keeps a past head's unwritten edits while its block is in the window, and forgets them after", async () => {
     node = await startTestNode({ blockTime: 3_600_000, preconfInterval: 10, stateHistory: 16 })
     const pruner = node.node.pruner!
+    // Edits the head, seals it and edits the new head, which leaves the past head's edits
+    // unwritten (dev/edits.ts); then mines `after` blocks. Returns the past head's number.
+    const pastHeadEdited = async (value: string, next: string, after: string): Promise<bigint> => {
+      const head = BigInt((await node.rpc('eth_blockNumber')).result)
+      expect((await node.rpc('anvil_setBalance', [RECIPIENT, value])).error).toBeUndefined()
+      expect((await node.rpc('anvil_mine', ['0x1'])).error).toBeUndefined()
+      expect((await node.rpc('anvil_setBalance', [RECIPIENT, next])).error).toBeUndefined()
+      expect((await node.rpc('anvil_mine', [after])).error).toBeUndefined()
+      return head
+    }
     expect((await node.rpc('anvil_mine', ['0x20'])).error).toBeUndefined()
-    const edited = BigInt((await node.rpc('eth_blockNumber')).result)
-    expect((await node.rpc('anvil_setBalance', [RECIPIENT, '0x7'])).error).toBeUndefined()
-    expect((await node.rpc('anvil_mine', ['0x1'])).error).toBeUndefined()
-    // An edit at the new head leaves the past head's edits unwritten (dev/edits.ts).
-    expect((await node.rpc('anvil_setBalance', [RECIPIENT, '0x8'])).error).toBeUndefined()
-    expect((await node.rpc('anvil_mine', ['0x4'])).error).toBeUndefined()
+    const edited = await pastHeadEdited('0x7', '0x8', '0x4')
     await pruner.sweep()
     expect(BigInt((await balanceAt(edited)).result)).toBe(7n)
     // A second past head, never read: once its block leaves the window its edits are dropped, and
     // a read there is refused as any pruned block's.
-    const unread = BigInt((await node.rpc('eth_blockNumber')).result)
-    expect((await node.rpc('anvil_setBalance', [RECIPIENT, '0x9'])).error).toBeUndefined()
-    expect((await node.rpc('anvil_mine', ['0x1'])).error).toBeUndefined()
-    expect((await node.rpc('anvil_setBalance', [RECIPIENT, '0xa'])).error).toBeUndefined()
-    expect((await node.rpc('anvil_mine', ['0x20'])).error).toBeUndefined()
+    const unread = await pastHeadEdited('0x9', '0xa', '0x20')
     await pruner.sweep()
     for (const block of [edited, unread]) {
       expect((await balanceAt(block)).error).toMatchObject({ code: -32000, message: expect.stringContaining('--state-history') })
