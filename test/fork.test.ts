@@ -191,9 +191,10 @@ describe('fork mode', () => {
     // BLOCKHASH(n) for an upstream block, through a deployless call: PUSH n BLOCKHASH, returned.
     const n = up.blocks.counterDeployed
     const code = `0x61${n.toString(16).padStart(4, '0')}4060005260206000f3`
-    const result = (await fork.rpc('eth_call', [{ data: code }, 'latest'])).result
+    const reply = await fork.rpc('eth_call', [{ data: code }, 'latest'])
     const hash = (await up.node.rpc('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])).result.hash
-    expect(result).toBe(hash)
+    // The whole reply, so a failure shows the error the node answered with.
+    expect(reply).toMatchObject({ result: hash })
   })
 
   it('keeps serving when the upstream fails: retries 429s, names the upstream when it is gone', async () => {
