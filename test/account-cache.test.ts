@@ -4,7 +4,7 @@
 import { AccountCache, CacheType } from '@ethereumjs/statemanager'
 import { Account, Address, bytesToHex, createAccountFromRLP } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { AccountObjectCache } from '../src/node/engine/account-cache.js'
+import { AccountObjectCache, encodeAccount } from '../src/node/engine/account-cache.js'
 import { seededRandom, testSeed } from './helpers.js'
 
 const show = (rlp: Uint8Array | undefined) => (rlp === undefined ? 'absent' : bytesToHex(rlp))
@@ -70,6 +70,22 @@ describe('decoded account cache (account-cache.ts)', () => {
       const want = upstream.get(address)?.accountRLP
       expect(show(ours.get(address)?.accountRLP)).toBe(show(want))
       if (want) expect(ours.get(address)?.copy()?.balance).toBe(createAccountFromRLP(want).balance)
+    }
+  })
+
+  it('encodes an account as Account.serialize() does, at every integer length and edge', () => {
+    const seed = testSeed('account rlp')
+    const rnd = seededRandom(seed)
+    const word = () => Uint8Array.from({ length: 32 }, () => Math.floor(rnd() * 256))
+    const edges = [0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 2n ** 64n - 1n, 2n ** 256n - 1n]
+    // Random integers of every byte length, with a random top nibble (odd and even hex lengths).
+    const random = (bytes: number) => (bytes === 0 ? 0n : BigInt(Math.floor(rnd() * 16)) << BigInt(bytes * 8 - 4)) | BigInt(bytes)
+    const values = [...edges, ...Array.from({ length: 200 }, (_, i) => random(i % 33))]
+    for (const nonce of values.slice(0, 40)) {
+      for (const balance of values) {
+        const account = new Account(nonce, balance, rnd() < 0.5 ? word() : undefined, rnd() < 0.5 ? word() : undefined)
+        expect(bytesToHex(encodeAccount(account)), `seed ${seed}: ${nonce} ${balance}`).toBe(bytesToHex(account.serialize()))
+      }
     }
   })
 })

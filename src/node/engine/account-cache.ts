@@ -26,8 +26,56 @@ export class AccountEntry {
 
   /** The account's RLP as the trie stores it, as upstream's cache elements carry it (undefined: absent). */
   get accountRLP(): Uint8Array | undefined {
-    return this.account?.serialize()
+    return this.account && encodeAccount(this.account)
   }
+}
+
+/**
+ * An account's RLP, [nonce, balance, storageRoot, codeHash], written in one buffer: the bytes of
+ * Account.serialize(), which builds an array per field, each integer through a padded hex string
+ * and a Buffer (a sixth of a flush of 50k new accounts).
+ */
+export function encodeAccount(a: Account): Uint8Array {
+  const nonce = a.nonce === 0n ? '' : a.nonce.toString(16)
+  const balance = a.balance === 0n ? '' : a.balance.toString(16)
+  const payload = intLength(nonce, a.nonce) + intLength(balance, a.balance) + 66
+  // Two 32-byte hashes and two integers of at most 32 bytes: the payload is under 256 bytes.
+  const head = payload < 56 ? 1 : 2
+  const out = new Uint8Array(head + payload)
+  if (head === 1) out[0] = 0xc0 + payload
+  else out.set([0xf8, payload])
+  let pos = writeInt(out, head, nonce, a.nonce)
+  pos = writeInt(out, pos, balance, a.balance)
+  out[pos] = 0xa0
+  out.set(a.storageRoot, pos + 1)
+  out[pos + 33] = 0xa0
+  out.set(a.codeHash, pos + 34)
+  return out
+}
+
+/** Bytes of an RLP integer whose hex (no 0x, no leading zero; '' for 0) is `hex`. */
+function intLength(hex: string, value: bigint): number {
+  const bytes = (hex.length + 1) >> 1
+  return bytes === 1 && value < 0x80n ? 1 : 1 + bytes
+}
+
+function writeInt(out: Uint8Array, pos: number, hex: string, value: bigint): number {
+  const bytes = (hex.length + 1) >> 1
+  if (bytes === 1 && value < 0x80n) {
+    out[pos] = Number(value)
+    return pos + 1
+  }
+  out[pos++] = 0x80 + bytes
+  // An odd-length hex starts with a lone nibble.
+  let i = 0
+  if (hex.length & 1) out[pos++] = nibble(hex.charCodeAt(i++))
+  for (; i < hex.length; i += 2) out[pos++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1))
+  return pos
+}
+
+/** A lowercase hex digit's value (BigInt#toString(16) writes lowercase). */
+function nibble(c: number): number {
+  return c <= 57 ? c - 48 : c - 87
 }
 
 /**

@@ -219,8 +219,17 @@ interface Op {
   value: Uint8Array | null
 }
 
+/**
+ * Byte order. A loop, not Buffer.compare: hashed keys differ within a byte or two, and the call
+ * into C++ cost more than that (~8% of a flush of 50k new accounts went to sorting).
+ */
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  return Buffer.compare(a, b)
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const d = a[i] - b[i]
+    if (d !== 0) return d
+  }
+  return a.length - b.length
 }
 
 function concatNibbles(a: Uint8Array, b: Uint8Array): Uint8Array {
