@@ -208,7 +208,7 @@ export function liveTrie(common: Common, nodes: NodeStore): MerklePatriciaTrie {
     db: new FlatKeyDB(nodes),
     valueEncoding: ValueEncoding.Bytes,
   })
-  return MemoTrie.over(trie, nodes)
+  return MemoTrie.over(trie, nodes, false)
 }
 
 /**
