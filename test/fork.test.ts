@@ -209,6 +209,22 @@ describe('fork mode', () => {
     expect(failed.error.code).toBe(-32000)
     expect(failed.error.message).toContain(`upstream ${proxy.url}`)
     expect(failed.error.message).toMatch(/eth_getAccountInfo\(0x0+c0c00\) at block \d+ failed/)
+    // A batch of edits, one of them on an account only the gone upstream knows: it fails alone.
+    const unread: Address = '0x00000000000000000000000000000000000d0d00'
+    const edits = [fork.accounts[3].address, unread, fresh].map((address, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'anvil_setBalance',
+      params: [address, `0x${(i + 1) * 1111}`],
+    }))
+    const replies = JSON.parse((await fork.raw(JSON.stringify(edits))).text)
+    expect(replies.map((r: { result?: null; error?: { code: number } }) => r.error?.code ?? r.result)).toEqual([
+      null,
+      -32000,
+      null,
+    ])
+    expect((await fork.rpc('eth_getBalance', [fork.accounts[3].address, 'pending'])).result).toBe('0x1111')
+    expect((await fork.rpc('eth_getBalance', [fresh, 'pending'])).result).toBe('0x3333')
     // Everything already read, and local, still works.
     const sent = await fork.wallet(2).sendTransaction({ to: fork.accounts[1].address as Address, value: 1n, chain: fork.chain })
     expect((await waitForReceipt(fork, sent)).status).toBe('success')
