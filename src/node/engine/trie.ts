@@ -22,7 +22,8 @@ export function hexPrefix(nibbles: Uint8Array, leaf: boolean): Uint8Array {
   return out
 }
 
-function compare(a: Uint8Array, b: Uint8Array): number {
+/** Byte order (a loop: keys differ within a byte or two, less than a call into Buffer.compare costs). */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length)
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i]
   return a.length - b.length
@@ -35,7 +36,7 @@ export function trieRoot(
   onNode?: (hash: Uint8Array, encoded: Uint8Array) => void,
 ): Uint8Array {
   if (entries.length === 0) return keccak(RLP.encode(EMPTY))
-  const items = entries.map(([k, v]) => [toNibbles(k), v] as const).sort((x, y) => compare(x[0], y[0]))
+  const items = entries.map(([k, v]) => [toNibbles(k), v] as const).sort((x, y) => compareBytes(x[0], y[0]))
   // A node shorter than 32 bytes is embedded in its parent instead of referenced by hash.
   const hashed = (encoded: Uint8Array) => {
     const hash = keccak(encoded)
