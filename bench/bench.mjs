@@ -734,6 +734,33 @@ http.createServer((req, res) => {
 }).listen(Number(process.argv[1]), '127.0.0.1')
 `
 
+/**
+ * The same view call sent the same way to a no-op node:http server (warm): what any Node.js
+ * server pays before its own work, the floor under pcnode's call figures.
+ */
+async function noopCallLatency(P) {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['-e', NOOP_SERVER, String(port)], { stdio: 'ignore' })
+  const rpc = makeRpc(port, 2000)
+  try {
+    const ready = now() + 10_000
+    while (
+      !(await rpc('eth_chainId').then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      if (now() > ready) throw new Error('the no-op server did not start')
+      await sleep(20)
+    }
+    const to = recipient('floor', 0)
+    return await seqLatency(P.estimateCount, P.warmLong, now() + 60_000, () => rpc('eth_call', [{ to, data: '0x' }, 'latest']))
+  } finally {
+    rpc.close()
+    child.kill('SIGTERM')
+  }
+}
+
 async function scenarioNoopCeiling(P, set) {
   const port = await freePort()
   const child = spawn(process.execPath, ['-e', NOOP_SERVER, String(port)], { stdio: 'ignore' })
@@ -1184,6 +1211,7 @@ async function scenarioEstimateSimulate(opts, P, which) {
       return {}
     })
   }
+  if (which.includes('estimate')) out.callFloor = await noopCallLatency(P)
   return out
 }
 
@@ -1742,6 +1770,8 @@ function buildReport(results) {
     L.push(row('eth_call view p50', 'call'))
     L.push(row(`transfer estimate p50, warm (+${results.params.warmLong})`, 'transferWarm'))
     L.push(row(`eth_call view p50, warm (+${results.params.warmLong})`, 'callWarm'))
+    const floor = results.scenarios.callFloor?.latencyMs?.p50
+    if (floor != null) L.push(`  floor: a no-op node:http server answers the same call, warm, at p50 ${floor} ms`)
     const keccakRow = (label, field, unit) =>
       line(
         label,
@@ -2008,6 +2038,7 @@ async function main() {
     await guarded('calls', async () => {
       const r = await scenarioEstimateSimulate(opts, P, opts.only)
       if (want('estimate')) results.scenarios.estimate = r.estimate
+      if (want('estimate')) results.scenarios.callFloor = r.callFloor
       if (want('simulate')) results.scenarios.simulate = r.simulate
       return undefined
     })
