@@ -734,11 +734,8 @@ http.createServer((req, res) => {
 }).listen(Number(process.argv[1]), '127.0.0.1')
 `
 
-/**
- * The same view call sent the same way to a no-op node:http server (warm): what any Node.js
- * server pays before its own work, the floor under pcnode's call figures.
- */
-async function noopCallLatency(P) {
+/** Runs `fn(rpc)` against a no-op node:http server in a child process, stopped afterwards. */
+async function withNoopServer(fn) {
   const port = await freePort()
   const child = spawn(process.execPath, ['-e', NOOP_SERVER, String(port)], { stdio: 'ignore' })
   const rpc = makeRpc(port, 2000)
@@ -753,29 +750,26 @@ async function noopCallLatency(P) {
       if (now() > ready) throw new Error('the no-op server did not start')
       await sleep(20)
     }
-    const to = recipient('floor', 0)
-    return await seqLatency(P.estimateCount, P.warmLong, now() + 60_000, () => rpc('eth_call', [{ to, data: '0x' }, 'latest']))
+    return await fn(rpc)
   } finally {
     rpc.close()
     child.kill('SIGTERM')
   }
 }
 
-async function scenarioNoopCeiling(P, set) {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['-e', NOOP_SERVER, String(port)], { stdio: 'ignore' })
-  const rpc = makeRpc(port, 2000)
-  try {
-    const ready = now() + 10_000
-    while (
-      !(await rpc('eth_chainId').then(
-        () => true,
-        () => false,
-      ))
-    ) {
-      if (now() > ready) throw new Error('the no-op server did not start')
-      await sleep(20)
-    }
+/**
+ * The same view call sent the same way to a no-op node:http server (warm): what any Node.js
+ * server pays before its own work, the floor under pcnode's call figures.
+ */
+function noopCallLatency(P) {
+  const to = recipient('floor', 0)
+  return withNoopServer((rpc) =>
+    seqLatency(P.estimateCount, P.warmLong, now() + 60_000, () => rpc('eth_call', [{ to, data: '0x' }, 'latest'])),
+  )
+}
+
+function scenarioNoopCeiling(P, set) {
+  return withNoopServer(async (rpc) => {
     const N = P.throughputCount
     let answered = 0
     const t0 = now()
@@ -786,10 +780,7 @@ async function scenarioNoopCeiling(P, set) {
     const acceptTps = round(answered / ((now() - t0) / 1000), 1)
     log(`throughput no-op node:http server: answered ${answered}/${N} at ${acceptTps} req/s`)
     return { answered, acceptTps }
-  } finally {
-    rpc.close()
-    child.kill('SIGTERM')
-  }
+  })
 }
 
 async function scenarioThroughput(opts, P, set) {
