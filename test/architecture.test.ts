@@ -99,4 +99,14 @@ describe('architecture', () => {
       files.filter((f) => f.startsWith(engine) && imports(f).packages.some((p) => p.startsWith('@ethereumjs/'))).length,
     ).toBeGreaterThan(5)
   })
+
+  // patches/ (applied by patch-package at `npm ci`, through the prepare script): ethereumjs' EVM built
+  // each frame's message and result with chained spreads, a V8 slow path (~50 µs per call frame).
+  it('runs ethereumjs with the patches in patches/ applied', () => {
+    const patches = readdirSync(join(ROOT, 'patches'))
+    expect(patches).toContain('@ethereumjs+evm+10.1.3.patch')
+    const evm = readFileSync(join(ROOT, 'node_modules/@ethereumjs/evm/dist/esm/evm.js'), 'utf8')
+    expect(evm).not.toMatch(/\.\.\.\{ codeAddress: message\.codeAddress \}/)
+    expect(evm).toContain('runState: Object.assign({}, interpreterRes.runState, result, interpreter._env)')
+  })
 })
