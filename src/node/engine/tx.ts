@@ -417,12 +417,33 @@ export function unsignedTransaction(ctx: DecodeContext, fields: TxFields, from: 
 
 export const ZERO_ADDRESS = new Uint8Array(20)
 
+/** The fields of a call's transaction, whichever its type (callTransaction). */
+interface CallTxData {
+  type: number
+  nonce: bigint
+  gasLimit: bigint
+  to: Address | undefined
+  value: bigint
+  data: Uint8Array
+  accessList: never
+  gasPrice?: bigint
+  maxFeePerGas?: bigint
+  maxPriorityFeePerGas?: bigint
+  maxFeePerBlobGas?: bigint
+  blobVersionedHashes?: never
+  authorizationList?: never
+}
+
 /**
  * The unsigned transaction a call (eth_call, eth_estimateGas, eth_simulateV1) runs as, reporting
  * `req.from` as its sender. Errors are InvalidParamsError, or ethereumjs' own (initcode size…).
  */
 export function callTransaction(common: Common, req: CallRequest, gas: bigint, nonce: bigint): TypedTransaction {
-  const base = {
+  // One object, filled per type, with `type` in it from the start. Built as `{ ...base, fee fields }`
+  // it cost ~4 µs a call: on Node 20, V8 adds a key to an object made by a spread ~1 µs a key.
+  // ethereumjs' constructors copy it again as `{ ...txData, type }`, fast only when `type` is there.
+  const fields: CallTxData = {
+    type: 2,
     nonce,
     gasLimit: gas,
     to: req.to ? new Address(req.to) : undefined,
@@ -433,41 +454,32 @@ export function callTransaction(common: Common, req: CallRequest, gas: bigint, n
   const opts = { common: txCommon(common), freeze: false }
   let tx: TypedTransaction
   if (req.authorizationList) {
-    tx = createEOACode7702Tx(
-      {
-        ...base,
-        maxFeePerGas: req.maxFeePerGas ?? req.gasPrice ?? 0n,
-        maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
-        authorizationList: req.authorizationList.map(authorizationItem) as never,
-      },
-      opts,
-    )
+    fields.type = 4
+    fields.maxFeePerGas = req.maxFeePerGas ?? req.gasPrice ?? 0n
+    fields.maxPriorityFeePerGas = req.maxPriorityFeePerGas ?? 0n
+    fields.authorizationList = req.authorizationList.map(authorizationItem) as never
+    tx = createEOACode7702Tx(fields as never, opts)
   } else if (req.blobVersionedHashes) {
     if (!req.to) throw new InvalidParamsError('blob transactions cannot create contracts: missing "to"')
-    tx = createBlob4844Tx(
-      {
-        ...base,
-        maxFeePerGas: req.maxFeePerGas ?? req.gasPrice ?? 0n,
-        maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
-        maxFeePerBlobGas: req.maxFeePerBlobGas ?? 0n,
-        blobVersionedHashes: req.blobVersionedHashes as never,
-      },
-      { ...opts, common: txCommon(withKzg(common)) },
-    )
+    fields.type = 3
+    fields.maxFeePerGas = req.maxFeePerGas ?? req.gasPrice ?? 0n
+    fields.maxPriorityFeePerGas = req.maxPriorityFeePerGas ?? 0n
+    fields.maxFeePerBlobGas = req.maxFeePerBlobGas ?? 0n
+    fields.blobVersionedHashes = req.blobVersionedHashes as never
+    tx = createBlob4844Tx(fields as never, { common: txCommon(withKzg(common)), freeze: false })
   } else if (req.gasPrice !== undefined && req.maxFeePerGas === undefined) {
-    tx = req.accessList
-      ? createAccessList2930Tx({ ...base, gasPrice: req.gasPrice }, opts)
-      : createLegacyTx({ ...base, gasPrice: req.gasPrice }, opts)
+    fields.gasPrice = req.gasPrice
+    fields.type = req.accessList ? 1 : 0
+    tx = req.accessList ? createAccessList2930Tx(fields, opts) : createLegacyTx(fields, opts)
   } else {
     const maxFeePerGas = req.maxFeePerGas ?? 0n
     const tip = req.maxPriorityFeePerGas ?? 0n
     if (tip > maxFeePerGas && req.maxFeePerGas !== undefined) {
       throw new InvalidParamsError('max priority fee per gas higher than max fee per gas')
     }
-    tx = createFeeMarket1559Tx(
-      { ...base, maxFeePerGas: maxFeePerGas < tip ? tip : maxFeePerGas, maxPriorityFeePerGas: tip },
-      opts,
-    )
+    fields.maxFeePerGas = maxFeePerGas < tip ? tip : maxFeePerGas
+    fields.maxPriorityFeePerGas = tip
+    tx = createFeeMarket1559Tx(fields as never, opts)
   }
   const from = new Address(req.from ?? ZERO_ADDRESS)
   tx.getSenderAddress = () => from
