@@ -100,13 +100,18 @@ describe('architecture', () => {
     ).toBeGreaterThan(5)
   })
 
-  // patches/ (applied by patch-package at `npm ci`, through the prepare script): ethereumjs' EVM built
-  // each frame's message and result with chained spreads, a V8 slow path (~50 µs per call frame).
+  // patches/ (applied by patch-package at `npm ci`, through the prepare script), two V8 slow paths:
+  // ethereumjs' EVM built each frame's message and result with chained spreads (~50 µs per call
+  // frame), and its storage cache deleted on revert the slots a call had read (Map churn).
   it('runs ethereumjs with the patches in patches/ applied', () => {
-    const patches = readdirSync(join(ROOT, 'patches'))
-    expect(patches).toContain('@ethereumjs+evm+10.1.3.patch')
-    const evm = readFileSync(join(ROOT, 'node_modules/@ethereumjs/evm/dist/esm/evm.js'), 'utf8')
+    expect(readdirSync(join(ROOT, 'patches')).sort()).toEqual([
+      '@ethereumjs+evm+10.1.3.patch',
+      '@ethereumjs+statemanager+10.1.3.patch',
+    ])
+    const read = (path: string) => readFileSync(join(ROOT, 'node_modules/@ethereumjs', path), 'utf8')
+    const evm = read('evm/dist/esm/evm.js')
     expect(evm).not.toMatch(/\.\.\.\{ codeAddress: message\.codeAddress \}/)
     expect(evm).toContain('runState: Object.assign({}, interpreterRes.runState, result, interpreter._env)')
+    expect(read('statemanager/dist/esm/cache/storage.js')).not.toContain('storageMap.delete(keyHex)')
   })
 })
