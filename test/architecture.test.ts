@@ -102,16 +102,19 @@ describe('architecture', () => {
 
   // patches/ (applied by patch-package at `npm ci`, through the prepare script), two V8 slow paths:
   // ethereumjs' EVM built each frame's message and result with chained spreads (~50 µs per call
-  // frame), and its storage cache deleted on revert the slots a call had read (Map churn).
+  // frame), its storage cache deleted on revert the slots a call had read (Map churn), and its
+  // setLengthLeft padded through array spreads (~3 µs, each SLOAD's gas).
   it('runs ethereumjs with the patches in patches/ applied', () => {
     expect(readdirSync(join(ROOT, 'patches')).sort()).toEqual([
       '@ethereumjs+evm+10.1.3.patch',
       '@ethereumjs+statemanager+10.1.3.patch',
+      '@ethereumjs+util+10.1.3.patch',
     ])
     const read = (path: string) => readFileSync(join(ROOT, 'node_modules/@ethereumjs', path), 'utf8')
     const evm = read('evm/dist/esm/evm.js')
     expect(evm).not.toMatch(/\.\.\.\{ codeAddress: message\.codeAddress \}/)
     expect(evm).toContain('runState: Object.assign({}, interpreterRes.runState, result, interpreter._env)')
     expect(read('statemanager/dist/esm/cache/storage.js')).not.toContain('storageMap.delete(keyHex)')
+    expect(read('util/dist/esm/bytes.js')).not.toContain('new Uint8Array([...new Uint8Array(length - msg.length), ...msg])')
   })
 })
