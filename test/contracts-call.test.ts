@@ -90,6 +90,26 @@ describe('contracts', () => {
     expect(transfer).toBe(21000n)
   })
 
+  it('estimates a plain transfer at 21000, and one to a precompile, with an access list or underpriced as a run does', async () => {
+    const from = node.accounts[1].address
+    const estimate = async (req: Record<string, unknown>) =>
+      node.rpc('eth_estimateGas', [{ from, value: '0x1', ...req }, 'pending'])
+    expect((await estimate({ to: '0x00000000000000000000000000000000000000ee' })).result).toBe('0x5208')
+    // ecrecover charges 3000 gas even for empty input, so 21000 is not enough (geth: 24000).
+    const precompile = await estimate({ to: '0x0000000000000000000000000000000000000001' })
+    expect(BigInt(precompile.result)).toBeGreaterThanOrEqual(24000n)
+    // An access list adds 2400 per address to the intrinsic gas.
+    const listed = await estimate({
+      to: '0x00000000000000000000000000000000000000ee',
+      accessList: [{ address: '0x00000000000000000000000000000000000000ef', storageKeys: [] }],
+    })
+    expect(BigInt(listed.result)).toBeGreaterThanOrEqual(23400n)
+    // A fee cap under the block's base fee is refused, as a run of the transaction would be.
+    const underpriced = await estimate({ to: '0x00000000000000000000000000000000000000ee', maxFeePerGas: '0x1' })
+    expect(underpriced.error).toMatchObject({ code: -32000 })
+    expect(underpriced.error.message).toMatch(/fee/)
+  })
+
   it('refuses to estimate a transfer the sender cannot fund', async () => {
     const res = await node.rpc('eth_estimateGas', [
       { from: '0x00000000000000000000000000000000000000cc', to: counter, value: '0x1' },

@@ -1,9 +1,10 @@
 // eth_estimateGas with geth's algorithm (eth/gasestimator): 21000 shortcut for plain transfers,
 // one run at the cap, the 64/63 optimistic guess, then bisection until within 1.5%.
+import { hexKey } from '../bytes.js'
 import type { BlockEnv, ExecView, RollupFees } from '../engine/index.js'
 import { ExecutionError } from '../errors.js'
 import type { CallRequest, StateOverrides } from '../types.js'
-import { type CallOutcome, overrideOf, refusalError, runReverted, throwFailure } from './call.js'
+import { type CallOutcome, hasFee, overrideOf, refusalError, runReverted, throwFailure } from './call.js'
 
 const TX_GAS = 21000n
 const CALL_STIPEND = 2300n
@@ -71,6 +72,12 @@ export async function estimateGas({ view, env, req, cap, overrides, revertCode, 
   if (req.to && (!req.data || req.data.length === 0) && !req.authorizationList) {
     const code = overrideOf(overrides, req.to)?.code ?? (await view.code(req.to))
     if (code.length === 0 && hi >= TX_GAS) {
+      // geth confirms it with one run at 21000; anvil answers without one. That run cannot fail
+      // (the value is covered, above) unless the request pays fees (fee caps, the L1 fee), lists
+      // accesses, carries blobs, or the address is a precompile (which charges its own gas).
+      if (!hasFee(req) && !req.accessList?.length && !req.blobVersionedHashes && isPlainAccount(view, req.to, overrides)) {
+        return TX_GAS
+      }
       if ((await run(TX_GAS)).ok) return TX_GAS
     }
   }
@@ -97,4 +104,10 @@ export async function estimateGas({ view, env, req, cap, overrides, revertCode, 
     else lo = mid
   }
   return hi
+}
+
+/** Whether `address` is neither a precompile nor where a state override moves one. */
+function isPlainAccount(view: ExecView, address: Uint8Array, overrides: StateOverrides | undefined): boolean {
+  if (overrides?.some((o) => o.movePrecompileToAddress !== undefined)) return false
+  return !view.precompiles().has(hexKey(address))
 }
