@@ -26,7 +26,8 @@
 //   estimate    eth_estimateGas (transfer; ~200k-gas deployment) and eth_call of a view: medians of 200;
 //               the transfer and the view again after 1,000 more ("warm": a JIT runtime's steady state);
 //               eth_call of a keccak×1000 loop (state override), 16 in flight for 5 s: calls/s and
-//               the node's CPU per call
+//               the node's CPU per call; the view call's floor, a no-op node:http server, fresh and warm
+//               (the warm one first: it warms this client for both nodes)
 //   simulate    eth_simulateV1, 1 block x 100 transfers: median of 50 ("n/a" on -32601)
 //   trace       debug_traceTransaction of one ~200k-gas, ~54k-step transaction (the looping
 //               deployment below): callTracer and the struct logger (anvil with --steps-tracing),
@@ -758,13 +759,14 @@ async function withNoopServer(fn) {
 }
 
 /**
- * The same view call sent the same way to a no-op node:http server (warm): what any Node.js
- * server pays before its own work, the floor under pcnode's call figures.
+ * The same view call sent the same way to a no-op node:http server: what any Node.js server pays
+ * before its own work, the floor under pcnode's call figures. Fresh (`warmups` = P.warmup, as the
+ * first rows are measured), or warm (P.warmLong, as the warm rows).
  */
-function noopCallLatency(P) {
+function noopCallLatency(P, warmups) {
   const to = recipient('floor', 0)
   return withNoopServer((rpc) =>
-    seqLatency(P.estimateCount, P.warmLong, now() + 60_000, () => rpc('eth_call', [{ to, data: '0x' }, 'latest'])),
+    seqLatency(P.estimateCount, warmups, now() + 60_000, () => rpc('eth_call', [{ to, data: '0x' }, 'latest'])),
   )
 }
 
@@ -1110,6 +1112,9 @@ async function scenarioEstimateSimulate(opts, P, which) {
     maxFeePerGas: MAX_FEE,
     maxPriorityFeePerGas: TIP,
   })
+  // The warm floor first: it also warms this process's own HTTP client, which otherwise would be
+  // cold for the first node measured (pcnode) and warm for the next (anvil).
+  const floorWarm = which.includes('estimate') ? await noopCallLatency(P, P.warmLong) : undefined
   for (const name of names) {
     await withNode(name, opts, async (node) => {
       const deadline = now() + 300_000
@@ -1202,7 +1207,7 @@ async function scenarioEstimateSimulate(opts, P, which) {
       return {}
     })
   }
-  if (which.includes('estimate')) out.callFloor = await noopCallLatency(P)
+  if (which.includes('estimate')) out.callFloor = { warm: floorWarm, fresh: await noopCallLatency(P, P.warmup) }
   return out
 }
 
@@ -1761,8 +1766,13 @@ function buildReport(results) {
     L.push(row('eth_call view p50', 'call'))
     L.push(row(`transfer estimate p50, warm (+${results.params.warmLong})`, 'transferWarm'))
     L.push(row(`eth_call view p50, warm (+${results.params.warmLong})`, 'callWarm'))
-    const floor = results.scenarios.callFloor?.latencyMs?.p50
-    if (floor != null) L.push(`  floor: a no-op node:http server answers the same call, warm, at p50 ${floor} ms`)
+    const floor = results.scenarios.callFloor
+    if (floor?.warm?.latencyMs != null && floor?.fresh?.latencyMs != null) {
+      L.push(
+        `  floor: a no-op node:http server answers the same call at p50 ${floor.fresh.latencyMs.p50} ms fresh (as the first rows), ` +
+          `${floor.warm.latencyMs.p50} ms warm`,
+      )
+    }
     const keccakRow = (label, field, unit) =>
       line(
         label,
