@@ -138,7 +138,7 @@ export class AccountObjectCache {
    */
   revert(): void {
     const diff = this.diffs.pop() as Map<string, AccountEntry | undefined>
-    for (const [key, entry] of diff) this.map.set(key, entry as AccountEntry)
+    for (const [key, entry] of diff) this.map.set(key, entry)
   }
 
   commit(): void {
