@@ -1129,14 +1129,13 @@ async function scenarioEstimateSimulate(opts, P, which) {
           if (code && code !== '0x') break
           await sleep(50)
         }
+        // The warm rows send the same requests as the first ones: one function each.
+        const transfer = (to) => node.rpc('eth_estimateGas', [{ from: DEV[0].address, to, value: '0x1' }])
+        const isTransfer = (r) => hexN(r) === 21000
+        const viewCall = () => node.rpc('eth_call', [{ to: address, data: '0x' }, 'latest'])
+        const isView = (r) => String(r).toLowerCase() === VIEW_RESULT
         const e = {}
-        e.transfer = await seqLatency(
-          P.estimateCount,
-          P.warmup,
-          deadline,
-          (i) => node.rpc('eth_estimateGas', [{ from: DEV[0].address, to: recipient('est', i), value: '0x1' }]),
-          (r) => hexN(r) === 21000,
-        )
+        e.transfer = await seqLatency(P.estimateCount, P.warmup, deadline, (i) => transfer(recipient('est', i)), isTransfer)
         e.deploy = await seqLatency(
           P.estimateCount,
           P.warmup,
@@ -1144,28 +1143,16 @@ async function scenarioEstimateSimulate(opts, P, which) {
           () => node.rpc('eth_estimateGas', [{ from: DEV[0].address, data: HEAVY_INITCODE }]),
           (r) => hexN(r) > 200_000 && hexN(r) < 300_000,
         )
-        e.call = await seqLatency(
-          P.estimateCount,
-          P.warmup,
-          deadline,
-          () => node.rpc('eth_call', [{ to: address, data: '0x' }, 'latest']),
-          (r) => String(r).toLowerCase() === VIEW_RESULT,
-        )
+        e.call = await seqLatency(P.estimateCount, P.warmup, deadline, viewCall, isView)
         let fresh = 0 // a new recipient for every estimate, warm-ups included
         e.transferWarm = await seqLatency(
           P.estimateCount,
           P.warmLong,
           deadline,
-          () => node.rpc('eth_estimateGas', [{ from: DEV[0].address, to: recipient('est-warm', fresh++), value: '0x1' }]),
-          (r) => hexN(r) === 21000,
+          () => transfer(recipient('est-warm', fresh++)),
+          isTransfer,
         )
-        e.callWarm = await seqLatency(
-          P.estimateCount,
-          P.warmLong,
-          deadline,
-          () => node.rpc('eth_call', [{ to: address, data: '0x' }, 'latest']),
-          (r) => String(r).toLowerCase() === VIEW_RESULT,
-        )
+        e.callWarm = await seqLatency(P.estimateCount, P.warmLong, deadline, viewCall, isView)
         e.keccak = await inFlightRate(node, P.keccakSeconds, 16, () =>
           node.rpc('eth_call', [{ to: KECCAK_AT, data: '0x' }, 'latest', { [KECCAK_AT]: { code: KECCAK_LOOP } }]),
         )
