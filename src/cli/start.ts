@@ -269,6 +269,23 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
     await started.stop().catch(() => {})
     failStart(spinner, error, error instanceof AppStartError && error.code === 'EADDRINUSE')
   }
+  // Before anything is printed: a script that stops the node as soon as it reads the banner (or the
+  // --json line) must find the handler there, or the signal's default kills it mid-write.
+  const stop = async (signal: string) => {
+    if (!quiet) console.log(`\n${signal} received, stopping…`)
+    try {
+      await app?.stop()
+      await started.stop() // writes the state file (--state / --data-dir) and the fork's cache
+    } catch (error) {
+      console.error(`pcnode: ${(error as Error).message}`)
+      process.exit(1)
+    }
+    const fork = started.node.fork
+    if (fork && !flags.silent) console.log(forkStatsLine(fork))
+    process.exit(0)
+  }
+  process.once('SIGINT', () => void stop('SIGINT'))
+  process.once('SIGTERM', () => void stop('SIGTERM'))
   if (spinner) spinner.succeed(`pcnode listening on ${started.rpcUrl}`)
   else if (!quiet) console.log(`pcnode listening on ${started.rpcUrl}`)
   if (flags.json) {
@@ -297,21 +314,6 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
     console.log(banner(chalk, started, flags, await import('../contracts/index.js'), app))
     followActivity(chalk, started)
   }
-  const stop = async (signal: string) => {
-    if (!quiet) console.log(`\n${signal} received, stopping…`)
-    try {
-      await app?.stop()
-      await started.stop() // writes the state file (--state / --data-dir) and the fork's cache
-    } catch (error) {
-      console.error(`pcnode: ${(error as Error).message}`)
-      process.exit(1)
-    }
-    const fork = started.node.fork
-    if (fork && !flags.silent) console.log(forkStatsLine(fork))
-    process.exit(0)
-  }
-  process.once('SIGINT', () => void stop('SIGINT'))
-  process.once('SIGTERM', () => void stop('SIGTERM'))
 }
 
 /**
