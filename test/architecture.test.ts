@@ -100,13 +100,16 @@ describe('architecture', () => {
     ).toBeGreaterThan(5)
   })
 
-  // patches/ (applied by patch-package at `npm ci`, through the prepare script), two V8 slow paths:
+  // patches/ (applied by patch-package at `npm ci`, through the prepare script), V8 slow paths:
   // ethereumjs' EVM built each frame's message and result with chained spreads (~50 µs per call
-  // frame), its storage cache deleted on revert the slots a call had read (Map churn), and its
-  // setLengthLeft padded through array spreads (~3 µs, each SLOAD's gas).
+  // frame), its storage cache deleted on revert the slots a call had read (Map churn), its
+  // setLengthLeft padded through array spreads (~3 µs, each SLOAD's gas), its RLP encoder joined
+  // every item through a rest-spread concat, and its hex helpers ran a String.match per address
+  // and per bigint. patches.test.ts checks that the rewritten functions answer as before.
   it('runs ethereumjs with the patches in patches/ applied', () => {
     expect(readdirSync(join(ROOT, 'patches')).sort()).toEqual([
       '@ethereumjs+evm+10.1.3.patch',
+      '@ethereumjs+rlp+10.1.3.patch',
       '@ethereumjs+statemanager+10.1.3.patch',
       '@ethereumjs+util+10.1.3.patch',
     ])
@@ -116,5 +119,8 @@ describe('architecture', () => {
     expect(evm).toContain('runState: Object.assign({}, interpreterRes.runState, result, interpreter._env)')
     expect(read('statemanager/dist/esm/cache/storage.js')).not.toContain('storageMap.delete(keyHex)')
     expect(read('util/dist/esm/bytes.js')).not.toContain('new Uint8Array([...new Uint8Array(length - msg.length), ...msg])')
+    expect(read('util/dist/esm/bytes.js')).toContain('hexToBytesNoble(padToEven(num.toString(16)))')
+    expect(read('util/dist/esm/internal.js')).not.toContain('value.match(')
+    expect(read('rlp/dist/esm/index.js')).not.toContain('concatBytes(encodeLength(outputLength, 192), ...output)')
   })
 })
