@@ -42,6 +42,9 @@
 //               and 10 impersonated token transfers against the upstream's contracts) and the
 //               upstream requests, each with a cold and then a warm disk cache; and RSS per
 //               thousand accounts touched (2,000 eth_getBalance of new addresses, no proxy)
+//
+// Rows with an aim say "met" or "MISSED" at the end, and the report's last line counts them. The
+// estimate, simulate and scale aims are issue 18's, as pcnode/anvil ratios of the same run.
 
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -1569,6 +1572,12 @@ function buildReport(results) {
     aims.push({ text, pass })
     return { text, pass }
   }
+  // An aim on the pcnode/anvil ratio of one run (issue 18's call and scale figures).
+  const ratioAim = (what, pc, anvil, bound, higherIsBetter = false) => {
+    const r = ratio(pc, anvil)
+    const text = `${what} ${higherIsBetter ? '≥' : '≤'} ${bound}× anvil`
+    return aim(text, r == null ? null : higherIsBetter ? r >= bound : r <= bound)
+  }
   const { boot, latency, throughput, burst, estimate, simulate, trace, memory, fork } = results.scenarios
   if (boot) {
     L.push('', `== boot: spawn -> first answered request, median of ${results.params.bootRuns} (after 1 untimed warm-up)`)
@@ -1741,16 +1750,18 @@ function buildReport(results) {
   if (estimate) {
     L.push('', `== sequential calls, median of ${results.params.estimateCount} (after ${results.params.warmup} warm-ups)`)
     const e = (n, k) => estimate[n]?.[k]?.latencyMs.p50
-    const row = (label, k) =>
+    // aimed: [the aim's name, the largest pcnode/anvil ratio] (issue 18)
+    const row = (label, k, aimed) =>
       line(
         label,
         { name: 'pcnode', value: e('pcnode(200ms)', k) },
         [{ name: 'anvil(automine)', value: e('anvil(automine)', k) }],
         'ms',
+        aimed && !SKIP_ANVIL ? ratioAim(aimed[0], e('pcnode(200ms)', k), e('anvil(automine)', k), aimed[1]) : undefined,
       )
-    L.push(row('eth_estimateGas transfer p50', 'transfer'))
-    L.push(row('eth_estimateGas ~200k-gas deploy p50', 'deploy'))
-    L.push(row('eth_call view p50', 'call'))
+    L.push(row('eth_estimateGas transfer p50', 'transfer', ['transfer estimate', 2]))
+    L.push(row('eth_estimateGas ~200k-gas deploy p50', 'deploy', ['deploy estimate', 3]))
+    L.push(row('eth_call view p50', 'call', ['view call', 2]))
     L.push(row(`transfer estimate p50, warm (+${results.params.warmLong})`, 'transferWarm'))
     L.push(row(`eth_call view p50, warm (+${results.params.warmLong})`, 'callWarm'))
     const floor = results.scenarios.callFloor
@@ -1760,14 +1771,19 @@ function buildReport(results) {
           `${floor.warm.latencyMs.p50} ms warm`,
       )
     }
-    const keccakRow = (label, field, unit) =>
+    const keccak = (n, field) => estimate[n]?.keccak?.[field]
+    const keccakRow = (label, field, unit, aimed) =>
       line(
         label,
-        { name: 'pcnode', value: estimate['pcnode(200ms)']?.keccak?.[field] },
-        [{ name: 'anvil(automine)', value: estimate['anvil(automine)']?.keccak?.[field] }],
+        { name: 'pcnode', value: keccak('pcnode(200ms)', field) },
+        [{ name: 'anvil(automine)', value: keccak('anvil(automine)', field) }],
         unit,
+        aimed,
       )
-    L.push(keccakRow('eth_call keccak×1000, 16 in flight', 'perSecond', 'calls/s'))
+    const keccakAim = SKIP_ANVIL
+      ? undefined
+      : ratioAim('keccak loop', keccak('pcnode(200ms)', 'perSecond'), keccak('anvil(automine)', 'perSecond'), 0.25, true)
+    L.push(keccakRow('eth_call keccak×1000, 16 in flight', 'perSecond', 'calls/s', keccakAim))
     L.push(keccakRow('  node CPU per keccak×1000 call', 'cpuMsPerCall', 'ms'))
     for (const [n, r] of Object.entries(estimate)) {
       L.push(
@@ -1794,6 +1810,7 @@ function buildReport(results) {
         { name: 'pcnode', value: s('pcnode(200ms)') },
         [{ name: 'anvil(automine)', value: s('anvil(automine)') }],
         'ms',
+        SKIP_ANVIL ? undefined : ratioAim('simulate', s('pcnode(200ms)'), s('anvil(automine)'), 3),
       ),
     )
     for (const [n, r] of Object.entries(simulate)) {
@@ -1923,12 +1940,14 @@ function buildReport(results) {
     }
   }
   if (shares.length) L.push('', `other processes' share of the machine's CPU while measuring: ${shares.join(', ')}`)
+  if (results.scenarios.scale) {
+    L.push('', ...scaleReport(results.scenarios.scale, line, { ratio: SKIP_ANVIL ? () => undefined : ratioAim, plain: aim }))
+  }
   const missed = aims.filter((a) => a.pass === false)
   L.push(
     '',
     `aims: ${aims.filter((a) => a.pass).length} met, ${missed.length} missed${missed.length ? ` (${missed.map((a) => a.text).join('; ')})` : ''}`,
   )
-  if (results.scenarios.scale) L.push('', ...scaleReport(results.scenarios.scale, line))
   return L.join('\n')
 }
 

@@ -160,17 +160,22 @@ export async function scaleRun(ctx, P) {
 }
 
 /** The report's lines for the scale scenario: pcnode beside anvil, as ratios. */
-export function scaleReport(results, line) {
+/**
+ * The report's rows. `aims` (the report's aim makers) marks the rows issue 18 aims at: ratios to
+ * anvil (only when anvil ran) and the memory of an empty block.
+ */
+export function scaleReport(results, line, aims) {
   const pc = results['pcnode(200ms)']
   const anvil = results['anvil(automine)']
   if (!pc) return []
   const a = (f) => (anvil ? [{ name: 'anvil', value: f(anvil) }] : [])
   // Rates, not totals: a phase stops at its time bound, so the nodes may reach different counts.
   const per = (n, total, each) => (n > 0 && total !== undefined ? round((total * each) / n) : undefined)
+  // [label, value, unit, aim: [its name, the largest pcnode/anvil ratio]]
   const rows = [
-    ['RSS at start (MiB)', (r) => r.rssStartMiB, 'MiB'],
-    ['set accounts: ms per 1,000', (r) => per(r.accounts?.count, r.accounts?.seconds, 1e6), 'ms'],
-    ['RSS after the accounts (MiB)', (r) => r.accounts?.rssMiB, 'MiB'],
+    ['RSS at start (MiB)', (r) => r.rssStartMiB, 'MiB', ['RSS at start', 2]],
+    ['set accounts: ms per 1,000', (r) => per(r.accounts?.count, r.accounts?.seconds, 1e6), 'ms', ['setting accounts', 3]],
+    ['RSS after the accounts (MiB)', (r) => r.accounts?.rssMiB, 'MiB', ['RSS after the accounts', 2]],
     ['eth_getBalance p50 (ms)', (r) => r.balanceReadP50Ms, 'ms'],
     ['transfer send -> receipt p50 (ms)', (r) => r.transferP50Ms, 'ms'],
     ['anvil_mine 1,000 blocks (s)', (r) => r.mine1000S, 's'],
@@ -190,7 +195,30 @@ export function scaleReport(results, line) {
           ]
         : [],
     ),
-    ...rows.map(([label, f, unit]) => line(label, { name: 'pcnode', value: f(pc) }, a(f), unit)),
+    ...rows.map(([label, f, unit, aimed]) =>
+      line(
+        label,
+        { name: 'pcnode', value: f(pc) },
+        a(f),
+        unit,
+        aimed && aims && anvil ? aims.ratio(aimed[0], f(pc), f(anvil), aimed[1]) : undefined,
+      ),
+    ),
+    // An empty block should cost no more memory than on anvil, ~4.5 KiB (anvil rarely finishes the phase).
+    ...(aims
+      ? [
+          line(
+            '  RSS per empty block, aim',
+            { name: 'pcnode', value: pc.emptyBlocks?.kibPerBlock },
+            [],
+            'KiB',
+            aims.plain(
+              'RSS per empty block ≤ 4.5 KiB',
+              pc.emptyBlocks?.kibPerBlock == null ? null : pc.emptyBlocks.kibPerBlock <= 4.5,
+            ),
+          ),
+        ]
+      : []),
     ...(anvil?.blocksError ? [`  anvil(automine)      empty blocks: ${anvil.blocksError}`] : []),
   ]
 }
