@@ -13,7 +13,7 @@ import { DevClock } from './dev/time.js'
 import { type AccountProof, Engine, type ExecView, encodeReceipt, type RollupFees } from './engine/index.js'
 import { NodeEvents } from './events.js'
 import { type AccessListResult, createAccessList } from './execution/access-list.js'
-import { callEnv, callGasCap, hasFee, refusalError, runReverted, throwFailure } from './execution/call.js'
+import { callEnv, callGasCap, hasFee, outputReverted, refusalError, throwFailure } from './execution/call.js'
 import { estimateGas } from './execution/estimate.js'
 import { checkSimulateInput, type SimulatedBlock, type SimulateInput, simulate } from './execution/simulate/index.js'
 import { PreconfFaults } from './faults/faults.js'
@@ -312,14 +312,14 @@ export class DevNode {
       const feeFloor = !payFees && baseFee > 0n ? baseFee : undefined
       try {
         const callReq = feeFloor ? { ...req, maxFeePerGas: feeFloor } : req
-        const outcome = await runReverted(view, env, callReq, gas, nonce, {
+        const outcome = await outputReverted(view, env, callReq, gas, nonce, {
           validateBalance: feeFloor === undefined,
           overrides,
           console: true,
           rollup: await this.rollupFees(view, req),
         })
         if (outcome.failure) throwFailure(outcome.failure)
-        return outcome.result.returnValue
+        return outcome.output
       } catch (error) {
         throw refusalError(error)
       }

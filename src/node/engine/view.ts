@@ -14,6 +14,7 @@ import { ForkStateManager } from './fork-state.js'
 import type { BlockEnv } from './header.js'
 import { runTxIgnoringSenderCode } from './hooks/call-sender.js'
 import { watchConsole } from './hooks/console.js'
+import { runAsMessage, runsAsMessage } from './hooks/message-call.js'
 import { type ExecutionObserver, observe } from './hooks/observer.js'
 import { type BlockOpcodeOverrides, overrideBlockOpcodes } from './hooks/opcodes.js'
 import { installPrecompiles, precompileMap, withMovedPrecompiles } from './hooks/precompiles.js'
@@ -189,6 +190,9 @@ export interface ExecResult {
   rollup?: RollupCharge
 }
 
+/** What a call answers (eth_call): its return data and the EVM's error. */
+export type CallOutput = Pick<ExecResult, 'error' | 'returnValue'>
+
 export interface ExecuteOptions {
   /** Gas already used in the block (cumulativeGasUsed of the receipt). */
   blockGasUsed?: bigint
@@ -294,17 +298,56 @@ export class ExecView extends StateView {
    * building a record of it. Throws InvalidParamsError for a request no transaction can carry.
    */
   call(req: CallRequest, gas: bigint, nonce: bigint, env: BlockEnv, opts: ExecuteOptions = {}): Promise<ExecResult> {
-    let tx: TypedTransaction
+    const tx = this.callTx(req, gas, nonce)
+    // Not `{ ...opts, asCall: true }`: V8 (Node 20) adds a key to a spread's copy ~1 µs a key.
+    return this.run(tx, env, Object.assign({}, opts, AS_CALL), undefined, () => ({ bytes: unsignedBytes(tx), signed: false }))
+  }
+
+  /**
+   * What eth_call answers: the call's return data and error, without its gas figures. A call that
+   * pays no fee and moves no value runs as a bare message (hooks/message-call.ts); any other as
+   * call() runs it.
+   */
+  async callOutput(
+    req: CallRequest,
+    gas: bigint,
+    nonce: bigint,
+    env: BlockEnv,
+    opts: Pick<ExecuteOptions, 'skipBalance' | 'console' | 'rollup'> = {},
+  ): Promise<CallOutput> {
+    const tx = this.callTx(req, gas, nonce)
+    if (!opts.rollup && runsAsMessage(this.vm, tx, env.header.baseFeePerGas)) {
+      const sink = opts.console ? this.consoleSink() : undefined
+      const unwatch = sink ? watchConsole(this.vm, sink) : undefined
+      const depth = checkpointDepth(this.sm)
+      try {
+        const result = await withMovedPrecompiles(this.vm, () => runAsMessage(this.vm, tx, env.block, tx.getSenderAddress()))
+        if (result) {
+          const error = result.execResult.exceptionError?.error
+          return { error, returnValue: result.execResult.returnValue }
+        }
+      } catch (error) {
+        await unwindTo(this.sm, depth)
+        throw error
+      } finally {
+        unwatch?.()
+      }
+    }
+    const full: ExecuteOptions = Object.assign({ skipNonce: true, skipBlockGasLimit: true }, opts, AS_CALL)
+    const { error, returnValue } = await this.run(tx, env, full, undefined, () => ({ bytes: unsignedBytes(tx), signed: false }))
+    return { error, returnValue }
+  }
+
+  /** The unsigned transaction of a call. Throws InvalidParamsError for a request no transaction can carry. */
+  private callTx(req: CallRequest, gas: bigint, nonce: bigint): TypedTransaction {
     try {
-      tx = callTransaction(this.common, req, gas, nonce)
+      return callTransaction(this.common, req, gas, nonce)
     } catch (error) {
       // A request no transaction can carry. Refusals geth names (initcode size…) keep ethereumjs'
       // text for refusals.ts to read; anything else is the caller's input, said as such.
       if (error instanceof NodeError || refusalOf(error)) throw error
       throw new ExecutionError(`invalid transaction: ${(error as Error).message.split(' (')[0]}`)
     }
-    // Not `{ ...opts, asCall: true }`: V8 (Node 20) adds a key to a spread's copy ~1 µs a key.
-    return this.run(tx, env, Object.assign({}, opts, AS_CALL), undefined, () => ({ bytes: unsignedBytes(tx), signed: false }))
   }
 
   /** The L1 data fee `fees` charge the call's transaction (0 for a request no transaction can carry). */

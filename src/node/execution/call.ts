@@ -3,7 +3,15 @@
 import { getAddress } from 'viem'
 import { decodeRevertReason } from '../../shared/revert.js'
 import { hexKey } from '../bytes.js'
-import { type BlockEnv, type Engine, type ExecResult, type ExecView, type RollupFees, refusalOf } from '../engine/index.js'
+import {
+  type BlockEnv,
+  type CallOutput,
+  type Engine,
+  type ExecResult,
+  type ExecView,
+  type RollupFees,
+  refusalOf,
+} from '../engine/index.js'
 import { ExecutionError, InvalidParamsError, RevertError } from '../errors.js'
 import type { AccountOverride, BlockOverrides, CallRequest, HeaderFields, StateOverrides } from '../types.js'
 import { SimulateError } from './errors.js'
@@ -148,7 +156,7 @@ export interface CallOutcome {
  * Runs the call `req` once on `view` and reverts everything it did. Throws for a transaction the
  * protocol refuses (funds, fee cap: refusalError gives geth's text).
  */
-export async function runReverted(
+export function runReverted(
   view: ExecView,
   env: BlockEnv,
   req: CallRequest,
@@ -156,10 +164,7 @@ export async function runReverted(
   nonce: bigint,
   options: { validateBalance: boolean; overrides?: StateOverrides; accessList?: boolean; console?: boolean; rollup?: RollupFees },
 ): Promise<CallOutcome> {
-  await view.checkpoint()
-  let restore = () => {}
-  try {
-    restore = await applyStateOverrides(view, options.overrides)
+  return reverted(view, options.overrides, async () => {
     const result = await view.call(req, gas, nonce, env, {
       skipNonce: true,
       skipBalance: !options.validateBalance,
@@ -169,13 +174,45 @@ export async function runReverted(
       rollup: options.rollup,
     })
     return { result, failure: describeFailure(result) }
+  })
+}
+
+/**
+ * eth_call's run: as runReverted, for the output only (ExecView.callOutput), which lets a call
+ * that pays no fee skip the transaction's bookkeeping.
+ */
+export function outputReverted(
+  view: ExecView,
+  env: BlockEnv,
+  req: CallRequest,
+  gas: bigint,
+  nonce: bigint,
+  options: { validateBalance: boolean; overrides?: StateOverrides; console?: boolean; rollup?: RollupFees },
+): Promise<{ output: Uint8Array; failure?: CallFailure }> {
+  return reverted(view, options.overrides, async () => {
+    const result = await view.callOutput(req, gas, nonce, env, {
+      skipBalance: !options.validateBalance,
+      console: options.console,
+      rollup: options.rollup,
+    })
+    return { output: result.returnValue, failure: describeFailure(result) }
+  })
+}
+
+/** Runs `fn` on `view` with `overrides` applied, then reverts everything it did. */
+async function reverted<T>(view: ExecView, overrides: StateOverrides | undefined, fn: () => Promise<T>): Promise<T> {
+  await view.checkpoint()
+  let restore = () => {}
+  try {
+    restore = await applyStateOverrides(view, overrides)
+    return await fn()
   } finally {
     restore()
     await view.revert()
   }
 }
 
-export function describeFailure(result: ExecResult): CallFailure | undefined {
+export function describeFailure(result: CallOutput): CallFailure | undefined {
   const error = result.error
   if (!error) return undefined
   const output = result.returnValue
