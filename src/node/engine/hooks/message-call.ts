@@ -8,9 +8,10 @@
 // calls both ways and compares their outputs.
 import type { Block } from '@ethereumjs/block'
 import type { EVMResult } from '@ethereumjs/evm'
-import { getMinimumGasLimit, type TypedTransaction } from '@ethereumjs/tx'
-import { Account, type Address, bytesToUnprefixedHex } from '@ethereumjs/util'
+import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx'
+import { Account, type Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
+import { hexKey } from '../../bytes.js'
 import { precompileMap } from './precompiles.js'
 
 // EIPs that change runTx's steps around the EVM run (state gas and its reservoir, block access
@@ -31,7 +32,9 @@ export function runsAsMessage(vm: VM, tx: TypedTransaction, baseFee: bigint): bo
  * changes stay in the journal's checkpoints, committed into the caller's, which reverts them.
  */
 export async function runAsMessage(vm: VM, tx: TypedTransaction, block: Block, caller: Address): Promise<EVMResult | undefined> {
-  if (tx.gasLimit < getMinimumGasLimit(tx as never, caller)) return undefined
+  // runTx's minimum: intrinsic gas and the EIP-7623 calldata floor (0 before Prague).
+  const intrinsic = tx.getIntrinsicGas()
+  if (tx.gasLimit < intrinsic || tx.gasLimit < getCalldataFloorGas(tx as never, caller)) return undefined
   const journal = vm.evm.journal
   const state = vm.stateManager
   await journal.cleanup()
@@ -45,15 +48,15 @@ export async function runAsMessage(vm: VM, tx: TypedTransaction, block: Block, c
     try {
       if (vm.common.isActivatedEIP(2929)) {
         for (const address of precompileMap(vm).keys()) journal.addAlwaysWarmAddress(address)
-        journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes))
-        journal.addAlwaysWarmAddress(bytesToUnprefixedHex((tx.to as Address).bytes))
-        if (vm.common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes))
+        journal.addAlwaysWarmAddress(hexKey(caller.bytes))
+        journal.addAlwaysWarmAddress(hexKey((tx.to as Address).bytes))
+        if (vm.common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(hexKey(block.header.coinbase.bytes))
       }
       result = await vm.evm.runCall({
         block,
         gasPrice: 0n,
         caller,
-        gasLimit: tx.gasLimit - tx.getIntrinsicGas(),
+        gasLimit: tx.gasLimit - intrinsic,
         to: tx.to,
         value: 0n,
         data: tx.data,
