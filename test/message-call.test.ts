@@ -131,7 +131,6 @@ describe('eth_call as a bare message', () => {
     cases.push({ name: 'no code', to: addr(0xe0a), from: DEV })
     for (const c of cases) {
       const { full, message, runTxRuns } = await both(c)
-      if (process.env.MC_DEBUG) console.log(c.name, JSON.stringify(message).slice(0, 400))
       expect(message, c.name).toEqual(full)
       expect(runTxRuns, `${c.name}: runTx ran for the full path only`).toEqual([1, 0])
     }
