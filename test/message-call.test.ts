@@ -2,13 +2,12 @@
 // through runTx. Each call here runs both ways on one state, and the outputs must be the same:
 // what the EVM sees of the transaction (intrinsic gas, warm addresses, the sender's nonce bump,
 // original storage values, transient storage), reverts, halts, nested calls and refusals.
+import { bytesToHex, type Hex, hexToBytes } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StartedNode, startNode } from '../src/index.js'
 import { callEnv, callGasCap, outputReverted, runReverted } from '../src/node/execution/call.js'
 import { parseStateOverrides } from '../src/rpc/params.js'
 
-const hex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
-const bytes = (h: string) => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'))
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
 
 const T = addr(0xca11) // the called contract
@@ -80,9 +79,9 @@ async function both(c: Case) {
   })
   const to = c.to in CODES ? T : c.to
   const req = {
-    from: c.from ? bytes(c.from) : undefined,
-    to: bytes(to),
-    data: c.data ? bytes(c.data) : undefined,
+    from: c.from ? hexToBytes(c.from as Hex) : undefined,
+    to: hexToBytes(to as Hex),
+    data: c.data ? hexToBytes(c.data as Hex) : undefined,
   }
   return engine.queue.run(async () => {
     const view = engine.live
@@ -103,7 +102,9 @@ async function both(c: Case) {
       const viaTx = txs
       const message = await settle(outputReverted(view, env, req, gas, nonce, options))
       const shown = (o: typeof full | typeof message) =>
-        'e' in o ? { thrown: o.e } : { output: hex('result' in o.v ? o.v.result.returnValue : o.v.output), failure: o.v.failure }
+        'e' in o
+          ? { thrown: o.e }
+          : { output: bytesToHex('result' in o.v ? o.v.result.returnValue : o.v.output), failure: o.v.failure }
       return { full: shown(full), message: shown(message), runTxRuns: [viaTx, txs - viaTx] }
     } finally {
       view.vm.events.off('beforeTx', count)
