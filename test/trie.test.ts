@@ -290,4 +290,30 @@ describe('batched trie writes (stored-trie.ts)', () => {
       }
     }
   })
+
+  it('keeps the last of a key\'s writes in one batch, as the reference trie does', async () => {
+    const key = (n: number) => keccak(Uint8Array.of(n))
+    const reference = await createMPT()
+    await reference.put(key(1), Uint8Array.of(1))
+    await reference.put(key(3), Uint8Array.of(3, 3))
+    const store = memoStore()
+    const update = new TrieUpdate(store, keccak, KECCAK256_RLP)
+    const start = update.apply(KECCAK256_RLP, [
+      [key(1), Uint8Array.of(1)],
+      [key(2), Uint8Array.of(2)],
+    ])
+    // key 1 put again, key 2 deleted then put then deleted, key 3 put twice: the last write wins.
+    const root = update.apply(start, [
+      [key(2), null],
+      [key(1), Uint8Array.of(9)],
+      [key(3), Uint8Array.of(3)],
+      [key(2), Uint8Array.of(2, 2)],
+      [key(1), Uint8Array.of(1)],
+      [key(3), Uint8Array.of(3, 3)],
+      [key(2), null],
+    ])
+    expect(bytesToHex(root)).toBe(bytesToHex(reference.root()))
+    expect(trieGet(store, root, key(2))).toBeNull()
+    expect(trieGet(store, root, key(3))).toEqual(Uint8Array.of(3, 3))
+  })
 })

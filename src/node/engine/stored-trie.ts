@@ -243,13 +243,23 @@ export class TrieUpdate {
     private readonly emptyRoot: Uint8Array,
   ) {}
 
-  /** Applies `writes` (at most one per key) to the trie at `root`; returns the new root, its nodes stored. */
+  /**
+   * Applies `writes` to the trie at `root`; returns the new root, its nodes stored. A key written
+   * more than once keeps its last write, as a Map would (build() needs distinct keys).
+   */
   apply(root: Uint8Array, writes: readonly TrieWrite[]): Uint8Array {
     if (writes.length === 0) return root
-    const ops: Op[] = writes
+    // Array.prototype.sort is stable: a key's writes stay in their order, the last one last.
+    const sorted = writes
       .map(([key, value]) => ({ order: sortKey(key), key, value }))
       .sort((a, b) => a.order - b.order || compareBytes(a.key, b.key))
-      .map(({ key, value }) => ({ nibbles: toNibbles(key), value }))
+    const ops: Op[] = []
+    for (let i = 0; i < sorted.length; i++) {
+      const { order, key, value } = sorted[i]
+      const later = sorted[i + 1]
+      if (later !== undefined && later.order === order && compareBytes(later.key, key) === 0) continue
+      ops.push({ nibbles: toNibbles(key), value })
+    }
     const top = compareBytes(root, this.emptyRoot) === 0 ? null : this.resolve(root)
     const next = this.update(top, ops, 0, ops.length, 0)
     if (next === null) return this.emptyRoot
