@@ -342,6 +342,23 @@ describe('debug_trace* (geth semantics)', () => {
     expect(diff.post[key]).toMatchObject({ code: `0xef0100${root.slice(2).toLowerCase()}`, nonce: 1 })
   })
 
+  it("prestateTracer on the OP stack: the fee vaults' credits, looked up as op-geth does", async () => {
+    const L1_FEE_VAULT = '0x420000000000000000000000000000000000001a'
+    const BASE_FEE_VAULT = '0x4200000000000000000000000000000000000019'
+    const { hash } = await send(node.accounts[6].address, '0x', 21_000n, 1n)
+    await waitForSealed(node, hash) // its block's header (the base fee) is final
+    const receipt = (await node.rpc('eth_getTransactionReceipt', [hash])).result
+    const block = (await node.rpc('eth_getBlockByHash', [receipt.blockHash, false])).result
+    expect(BigInt(receipt.l1Fee)).toBeGreaterThan(0n)
+    const diff = await trace(hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } })
+    const credit = (vault: string) => BigInt(diff.post[vault].balance) - BigInt(diff.pre[vault]?.balance ?? 0)
+    expect(credit(L1_FEE_VAULT)).toBe(BigInt(receipt.l1Fee))
+    expect(credit(BASE_FEE_VAULT)).toBe(BigInt(block.baseFeePerGas) * BigInt(receipt.gasUsed))
+    // Without diffMode, a vault is there as it was before, unless it was empty.
+    const pre = await trace(hash, { tracer: 'prestateTracer' })
+    for (const vault of [L1_FEE_VAULT, BASE_FEE_VAULT]) expect(pre[vault]).toEqual(diff.pre[vault])
+  })
+
   it('tracing leaves nothing attached: the live EVM has no listeners after traces', async () => {
     await trace(everything, { tracer: '{step: function() {}, fault: function() {}, result: function() { return 1 }}' })
     await node.rpc('debug_traceCall', [{ to: root }, 'pending', {}])

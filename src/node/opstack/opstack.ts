@@ -9,6 +9,13 @@ import { daFootprint, fastLzSize, l1Cost, nextBaseFee, operatorFee } from './fee
 import { isL1InfoDeposit, type L1BlockValues, l1InfoDeposit, nextL1Block, readL1Block } from './l1-block.js'
 import { BASE_EIP1559, decodeExtraData, encodeExtraData, type L1FeeParams, PREDEPLOYS } from './params.js'
 
+/** The vaults a transaction's fees are paid into (engine/rollup.ts credits them; tracers look them up). */
+export const FEE_VAULTS = {
+  baseFee: PREDEPLOYS.BaseFeeVault,
+  l1Fee: PREDEPLOYS.L1FeeVault,
+  operatorFee: PREDEPLOYS.OperatorFeeVault,
+} as const
+
 /** GasPriceOracle.getL1Fee's allowance for the signature an unsigned transaction lacks (Fjord). */
 const UNSIGNED_OVERHEAD = 68
 
@@ -123,7 +130,7 @@ export class OpStack {
     return {
       l1Fee: (bytes, signed) => l1Cost(p, flzOf(bytes) + (signed ? 0 : UNSIGNED_OVERHEAD)).fee,
       operatorFee: (gas) => operatorFee(p, gas),
-      vaults: { baseFee: PREDEPLOYS.BaseFeeVault, l1Fee: PREDEPLOYS.L1FeeVault, operatorFee: PREDEPLOYS.OperatorFeeVault },
+      vaults: FEE_VAULTS,
     }
   }
 

@@ -8,6 +8,7 @@ import { authoritiesOf, type BlockEnv, type ExecResult, type ExecView, type Trac
 import { NodeError } from '../errors.js'
 import { applyStateOverrides, callEnv, callGasCap, hasFee, refusalError } from '../execution/call.js'
 import { BlockReplay } from '../execution/replay.js'
+import { FEE_VAULTS } from '../opstack/opstack.js'
 import type { BlockOverrides, BlockRecord, BlockRef, CallRequest, StateOverrides, TxRecord } from '../types.js'
 import type { TraceCallConfig, TraceConfig } from './config.js'
 import { TracerTimeout } from './js-tracer.js'
@@ -217,6 +218,7 @@ export class Debugger {
       precompiles: view.precompiles(),
       state: view,
       authorities: authoritiesOf(tx.authorizationList),
+      feeVaults: this.ctx.opStack ? Object.values(FEE_VAULTS) : [],
       ...extra,
     }
   }

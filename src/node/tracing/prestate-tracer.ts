@@ -1,6 +1,6 @@
 // geth's prestateTracer (eth/tracers/native/prestate.go): every account the transaction touches
 // as it was before (balance, code, codeHash, nonce, the storage slots read or written), looked up
-// at the moment geth looks it up (the sender, recipient and coinbase first; then at SLOAD/SSTORE,
+// at the moment geth looks it up (the sender, recipient, coinbase and OP fee vaults first; then at SLOAD/SSTORE,
 // EXT*/BALANCE/SELFDESTRUCT targets, call targets, creations). Accounts empty before the
 // transaction are left out. diffMode: {post, pre} of what changed, unchanged slots and accounts
 // dropped, an account created and destroyed in the transaction kept in pre only.
@@ -66,6 +66,9 @@ export class PrestateTracer implements Tracer {
     await this.lookup(ctx.from)
     if (to) await this.lookup(to)
     await this.lookup(ctx.coinbase)
+    // op-geth looks up the L1-fee and base-fee vaults here (OnTxStart, when the chain is Optimism);
+    // op-reth's diff holds every account the fees touch, the operator-fee vault too.
+    for (const vault of ctx.feeVaults) await this.lookup(vault)
     for (const authority of ctx.authorities) await this.lookup(authority)
   }
 

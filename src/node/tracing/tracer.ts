@@ -30,6 +30,8 @@ export interface TxContext {
   state: StateView
   /** EIP-7702 authorities of the transaction. */
   authorities: Uint8Array[]
+  /** OP stack: the fee vaults the transaction pays into (none on other chains). */
+  feeVaults: Uint8Array[]
 }
 
 /** How the transaction ended (geth's OnTxEnd receipt). */
