@@ -291,7 +291,7 @@ describe('batched trie writes (stored-trie.ts)', () => {
     }
   })
 
-  it('keeps the last of a key\'s writes in one batch, as the reference trie does', async () => {
+  it("keeps the last of a key's writes in one batch, as the reference trie does", async () => {
     const key = (n: number) => keccak(Uint8Array.of(n))
     const reference = await createMPT()
     await reference.put(key(1), Uint8Array.of(1))
