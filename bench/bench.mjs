@@ -28,7 +28,8 @@
 //               eth_call of a keccak×1000 loop (state override), 16 in flight for 5 s: calls/s and
 //               the node's CPU per call; the view call's floor, a no-op node:http server, fresh and warm
 //               (the warm one first: it warms this client for both nodes)
-//   simulate    eth_simulateV1, 1 block x 100 transfers: median of 50 ("n/a" on -32601)
+//   simulate    eth_simulateV1, 1 block x 100 transfers: median of 50 ("n/a" on -32601), and again
+//               after 300 more ("warm")
 //   trace       debug_traceTransaction of one ~200k-gas, ~54k-step transaction (the looping
 //               deployment below): callTracer and the struct logger (anvil with --steps-tracing),
 //               medians of 20
@@ -99,6 +100,8 @@ const FULL = {
   keccakSeconds: 5,
   simulateCount: 50,
   simulateCalls: 100,
+  // simulate's warm row: after this many more (each runs 100 calls through the EVM).
+  simulateWarm: 300,
   traceCount: 20,
   warmup: 5,
   // The "warm" rows: the same calls after this many more, as a JIT runtime answers once its hot
@@ -117,6 +120,7 @@ const QUICK = {
   estimateCount: 50,
   keccakSeconds: 2,
   simulateCount: 10,
+  simulateWarm: 50,
   traceCount: 5,
   memoryS: 20,
 }
@@ -144,7 +148,7 @@ function usage() {
 
   npm run bench -- [options]        (or: node bench/bench.mjs [options])
 
-  --quick                 smaller counts (boot 3, latency 20, throughput 500, burst 2000, estimate 50, simulate 10, trace 5)
+  --quick                 smaller counts (boot 3, latency 20, throughput 500, burst 2000, estimate 50, simulate 10 (+50 warm), trace 5)
   --only LIST             scenarios to run, comma-separated: ${SCENARIOS.join(',')} (default: all)
                           (fork: pcnode --fork-url beside anvil --fork-url, 50 ms per upstream request)
   --json FILE             write every raw figure (samples, errors, memory, CPU) as JSON
@@ -1189,9 +1193,14 @@ async function scenarioEstimateSimulate(opts, P, which) {
           r.length === 1 &&
           r[0]?.calls?.length === P.simulateCalls &&
           r[0].calls.every((c) => c.status === '0x1')
-        const s = await seqLatency(P.simulateCount, P.warmup, deadline, (i) => node.rpc('eth_simulateV1', payload(i)), check)
+        const simulate = (i) => node.rpc('eth_simulateV1', payload(i))
+        const s = await seqLatency(P.simulateCount, P.warmup, deadline, simulate, check)
         delete s.firstResult
-        log(`simulate ${name}: ${s.unsupported ? `n/a (${s.error})` : `${s.latencyMs.p50} ms`}`)
+        if (!s.unsupported && !s.error) {
+          s.warm = await seqLatency(P.simulateCount, P.simulateWarm, deadline, simulate, check)
+          delete s.warm.firstResult
+        }
+        log(`simulate ${name}: ${s.unsupported ? `n/a (${s.error})` : `${s.latencyMs.p50} ms, warm ${s.warm?.latencyMs?.p50} ms`}`)
         out.simulate[name] = s
       }
       return {}
@@ -1816,6 +1825,15 @@ function buildReport(results) {
         [{ name: 'anvil(automine)', value: s('anvil(automine)') }],
         'ms',
         ratioAim('simulate', s('pcnode(200ms)'), s('anvil(automine)'), 3),
+      ),
+    )
+    const warm = (n) => simulate[n]?.warm?.latencyMs?.p50 ?? null
+    L.push(
+      line(
+        `eth_simulateV1 1x100 p50, warm (+${results.params.simulateWarm})`,
+        { name: 'pcnode', value: warm('pcnode(200ms)') },
+        [{ name: 'anvil(automine)', value: warm('anvil(automine)') }],
+        'ms',
       ),
     )
     for (const [n, r] of Object.entries(simulate)) {
