@@ -316,6 +316,44 @@ describe('Base blocks (profile base)', () => {
     expect(bad.error.message).toMatch(/^rlp: invalid deposit transaction/)
   })
 
+  it("a deposit that moves a sender's nonce drops what the sender had pooled at the old one", async () => {
+    const account = privateKeyToAccount(node.accounts[9].privateKey)
+    const from = account.address
+    await node.rpc('anvil_setIntervalMining', [0]) // halted: the pool waits for evm_mine
+    try {
+      await mine() // seals the open block; the next opens at the next evm_mine, deposits first
+      const nonce = await client.getTransactionCount({ address: from, blockTag: 'pending' })
+      const raw = await account.signTransaction({
+        chainId: node.chainId,
+        type: 'eip1559',
+        to: from,
+        nonce,
+        gas: 21_000n,
+        maxFeePerGas: parseGwei('10'),
+        maxPriorityFeePerGas: 1n,
+      })
+      const pooled = (await node.rpc('eth_sendRawTransaction', [raw])).result
+      expect((await node.rpc('base_transactionStatus', [pooled])).result.status).toBe('Known')
+      const deposit = serializeOpTransaction({
+        type: 'deposit',
+        sourceHash: keccak256(toHex('pcnode user deposit 3')),
+        from,
+        to: from,
+        mint: 0n,
+        value: 0n,
+        gas: 50_000n,
+      })
+      const depositHash = await client.sendRawTransaction({ serializedTransaction: deposit })
+      await mine()
+      expect((await receiptOf(depositHash)).status).toBe('success')
+      expect(await client.getTransactionCount({ address: from, blockTag: 'latest' })).toBe(nonce + 1)
+      // Its nonce is taken: it can never run, and it is gone from the pool.
+      expect((await node.rpc('base_transactionStatus', [pooled])).result.status).toBe('Unknown')
+    } finally {
+      await node.rpc('anvil_setIntervalMining', [60])
+    }
+  })
+
   it('the preinstalls at their addresses: Multicall3 batches, Permit2 for this chain, WETH9 wraps, stubs name themselves', async () => {
     const codeOf = (address: Address) => client.getCode({ address })
     for (const address of [

@@ -186,7 +186,9 @@ export class DevControl {
     const at = packed(address)
     return this.edits.apply(
       (state) => state.putAccount(at, { nonce }),
-      () => this.ctx.pool.prune(at, nonce),
+      () => {
+        for (const info of this.ctx.pool.prune(at, nonce)) this.ctx.events.emit('dropped', { info, reason: 'nonce too low' })
+      },
     )
   }
 

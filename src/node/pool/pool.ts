@@ -188,11 +188,14 @@ export class TxPool {
     return stale
   }
 
-  /** Removes a sender's transactions below its new state nonce (mined or replaced by execution). */
-  prune(from: Uint8Array, stateNonce: bigint): void {
+  /** Removes a sender's transactions below its state nonce (they can never run); returns them. */
+  prune(from: Uint8Array, stateNonce: bigint): PoolTxInfo[] {
     const txs = this.bySender.get(hexKey(from))
-    if (!txs) return
-    for (const [nonce, info] of txs) if (nonce < stateNonce) this.remove(info)
+    const pruned: PoolTxInfo[] = []
+    if (!txs) return pruned
+    for (const [nonce, info] of txs) if (nonce < stateNonce) pruned.push(info)
+    for (const info of pruned) this.remove(info)
+    return pruned
   }
 
   /**

@@ -269,7 +269,13 @@ export class Sequencer {
     const block = this.chain.pending ?? (await this.producer.open())
     const { live } = this.engine
     const nonces = new Map<string, bigint>()
-    for (const from of this.pool.senders()) nonces.set(hexKey(from), await live.nonce(from))
+    for (const from of this.pool.senders()) {
+      const nonce = await live.nonce(from)
+      nonces.set(hexKey(from), nonce)
+      // A nonce moved by something other than the sender's pooled transactions (a deposit from the
+      // same address, an EIP-7702 authorization) strands those below it; geth's pool drops them too.
+      for (const info of this.pool.prune(from, nonce)) this.events.emit('dropped', { info, reason: 'nonce too low' })
+    }
     const stateNonce = (from: Uint8Array) => nonces.get(hexKey(from)) ?? 0n
     const room = block.header.gasLimit - block.header.gasUsed
     const batch = this.pool.selectReady(block.header.baseFeePerGas, room, 5000, stateNonce)
