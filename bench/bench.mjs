@@ -1200,7 +1200,9 @@ async function scenarioEstimateSimulate(opts, P, which) {
           s.warm = await seqLatency(P.simulateCount, P.simulateWarm, deadline, simulate, check)
           delete s.warm.firstResult
         }
-        log(`simulate ${name}: ${s.unsupported ? `n/a (${s.error})` : `${s.latencyMs.p50} ms, warm ${s.warm?.latencyMs?.p50} ms`}`)
+        log(
+          `simulate ${name}: ${s.unsupported ? `n/a (${s.error})` : `${s.latencyMs.p50} ms, warm ${s.warm?.latencyMs?.p50} ms`}`,
+        )
         out.simulate[name] = s
       }
       return {}
