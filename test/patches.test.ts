@@ -2,8 +2,8 @@
 // as before, byte for byte. Each is checked on seeded random inputs against viem's own encoder or
 // decoder, an implementation that shares no code with ethereumjs.
 import { RLP } from '@ethereumjs/rlp'
-import { bigIntToBytes, hexToBytes, isHexString, stripHexPrefix } from '@ethereumjs/util'
-import { bytesToHex, isHex, numberToBytes, toRlp, hexToBytes as viemHexToBytes } from 'viem'
+import { bigIntToBytes, hexToBytes, isHexString, stripHexPrefix, unpadArray, unpadBytes, unpadHex } from '@ethereumjs/util'
+import { bytesToHex, isHex, numberToBytes, toRlp, trim, hexToBytes as viemHexToBytes } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { seededRandom, testSeed } from './helpers.js'
 
@@ -75,5 +75,32 @@ describe('patched ethereumjs functions', () => {
     }
     expect(isHexString('0x1234', 2)).toBe(true)
     expect(isHexString('0x1234', 3)).toBe(false)
+  })
+
+  it('unpadBytes, unpadArray and unpadHex strip leading zeros as before', () => {
+    const seed = testSeed('util unpad')
+    const rnd = seededRandom(seed)
+    for (let i = 0; i < 2000; i++) {
+      const zeros = Math.floor(rnd() * 34)
+      const tail = Array.from({ length: Math.floor(rnd() * 34) }, () => Math.floor(rnd() * 256))
+      if (tail.length > 0 && tail[0] === 0) tail[0] = 1
+      const input = Uint8Array.from([...new Array(zeros).fill(0), ...tail])
+      const at = `seed ${seed}, input ${bytesToHex(input)}`
+      const out = unpadBytes(input)
+      // viem's trim keeps one byte of an all-zero input; ethereumjs answers an empty array.
+      expect(bytesToHex(out), at).toBe(tail.length === 0 ? '0x' : bytesToHex(trim(input, { dir: 'left' })))
+      if (zeros === 0)
+        expect(out, at).toBe(input) // nothing to strip: the same array, as before
+      else {
+        out.fill(0xff) // a copy, as before: the input keeps its bytes
+        expect(
+          input.subarray(zeros).every((b, k) => b === tail[k]),
+          at,
+        ).toBe(true)
+      }
+      expect(unpadArray([...input]), at).toEqual(tail)
+      const hex = bytesToHex(input)
+      expect(unpadHex(hex), at).toBe(`0x${hex.slice(2).replace(/^0+/, '')}`)
+    }
   })
 })
