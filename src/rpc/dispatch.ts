@@ -111,7 +111,14 @@ function validId(id: unknown): boolean {
 
 function reply(id: unknown, result: unknown, error: RpcError | undefined): string {
   if (error) return JSON.stringify({ jsonrpc: '2.0', id, error: error.toJSON() })
-  return JSON.stringify({ jsonrpc: '2.0', id, result }, bigintSafe)
+  const message = { jsonrpc: '2.0', id, result }
+  // Results are hex strings already, save a stray bigint; a replacer makes V8 stringify ~2× slower
+  // (a simulate reply, a trace), so it runs only when JSON.stringify refuses a bigint.
+  try {
+    return JSON.stringify(message)
+  } catch {
+    return JSON.stringify(message, bigintSafe)
+  }
 }
 
 function bigintSafe(_key: string, value: unknown): unknown {
