@@ -1,8 +1,8 @@
 // geth's prestateTracer (eth/tracers/native/prestate.go): every account the transaction touches
 // as it was before (balance, code, codeHash, nonce, the storage slots read or written), looked up
-// at the moment geth looks it up (the sender, recipient, coinbase and OP fee vaults first; then at SLOAD/SSTORE,
-// EXT*/BALANCE/SELFDESTRUCT targets, call targets, creations). Accounts empty before the
-// transaction are left out. diffMode: {post, pre} of what changed, unchanged slots and accounts
+// at the moment geth looks it up (the sender, recipient, coinbase and OP fee vaults first; then at
+// SLOAD/SSTORE, EXT*/BALANCE/SELFDESTRUCT targets, call targets, creations). Accounts empty before
+// the transaction are left out. diffMode: {post, pre} of what changed, unchanged slots and accounts
 // dropped, an account created and destroyed in the transaction kept in pre only.
 import type { StepInfo } from '../engine/index.js'
 import { NodeError } from '../errors.js'
