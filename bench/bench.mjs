@@ -1590,6 +1590,15 @@ function buildReport(results) {
     const text = `${what} ${higherIsBetter ? '≥' : '≤'} ${bound}× anvil`
     return aim(text, r == null ? null : higherIsBetter ? r >= bound : r <= bound)
   }
+  // One row of the estimate and simulate sections: `value(name)` for pcnode and for anvil (automine).
+  const beside = (label, value, unit, aimed) =>
+    line(
+      label,
+      { name: 'pcnode', value: value('pcnode(200ms)') },
+      [{ name: 'anvil(automine)', value: value('anvil(automine)') }],
+      unit,
+      aimed,
+    )
   const { boot, latency, throughput, burst, estimate, simulate, trace, memory, fork } = results.scenarios
   if (boot) {
     L.push('', `== boot: spawn -> first answered request, median of ${results.params.bootRuns} (after 1 untimed warm-up)`)
@@ -1764,13 +1773,7 @@ function buildReport(results) {
     const e = (n, k) => estimate[n]?.[k]?.latencyMs.p50
     // aimed: [the aim's name, the largest pcnode/anvil ratio] (issue 18)
     const row = (label, k, aimed) =>
-      line(
-        label,
-        { name: 'pcnode', value: e('pcnode(200ms)', k) },
-        [{ name: 'anvil(automine)', value: e('anvil(automine)', k) }],
-        'ms',
-        aimed && ratioAim(aimed[0], e('pcnode(200ms)', k), e('anvil(automine)', k), aimed[1]),
-      )
+      beside(label, (n) => e(n, k), 'ms', aimed && ratioAim(aimed[0], e('pcnode(200ms)', k), e('anvil(automine)', k), aimed[1]))
     L.push(row('eth_estimateGas transfer p50', 'transfer', ['transfer estimate', 2]))
     L.push(row('eth_estimateGas ~200k-gas deploy p50', 'deploy', ['deploy estimate', 3]))
     L.push(row('eth_call view p50', 'call', ['view call', 2]))
@@ -1784,14 +1787,7 @@ function buildReport(results) {
       )
     }
     const keccak = (n, field) => estimate[n]?.keccak?.[field]
-    const keccakRow = (label, field, unit, aimed) =>
-      line(
-        label,
-        { name: 'pcnode', value: keccak('pcnode(200ms)', field) },
-        [{ name: 'anvil(automine)', value: keccak('anvil(automine)', field) }],
-        unit,
-        aimed,
-      )
+    const keccakRow = (label, field, unit, aimed) => beside(label, (n) => keccak(n, field), unit, aimed)
     const keccakAim = ratioAim(
       'keccak loop',
       keccak('pcnode(200ms)', 'perSecond'),
@@ -1820,24 +1816,9 @@ function buildReport(results) {
       if (r.error) return `error: ${short(r.error, 40)}`
       return r.latencyMs.p50
     }
-    L.push(
-      line(
-        'eth_simulateV1 1x100 p50',
-        { name: 'pcnode', value: s('pcnode(200ms)') },
-        [{ name: 'anvil(automine)', value: s('anvil(automine)') }],
-        'ms',
-        ratioAim('simulate', s('pcnode(200ms)'), s('anvil(automine)'), 3),
-      ),
-    )
+    L.push(beside('eth_simulateV1 1x100 p50', s, 'ms', ratioAim('simulate', s('pcnode(200ms)'), s('anvil(automine)'), 3)))
     const warm = (n) => simulate[n]?.warm?.latencyMs?.p50 ?? null
-    L.push(
-      line(
-        `eth_simulateV1 1x100 p50, warm (+${results.params.simulateWarm})`,
-        { name: 'pcnode', value: warm('pcnode(200ms)') },
-        [{ name: 'anvil(automine)', value: warm('anvil(automine)') }],
-        'ms',
-      ),
-    )
+    L.push(beside(`eth_simulateV1 1x100 p50, warm (+${results.params.simulateWarm})`, warm, 'ms'))
     for (const [n, r] of Object.entries(simulate)) {
       if (!r.unsupported && !r.error) L.push(`  ${n.padEnd(20)} invalid results ${r.invalidResults}, errors ${r.errors.count}`)
     }
