@@ -3,7 +3,7 @@
 //
 //   node bench/bench.mjs [--quick] [--only boot,latency,throughput,burst,estimate,simulate,trace,memory,scale,fork]
 //                        [--json out.json] [--anvil PATH] [--pcnode-node-args "--cpu-prof ..."]
-//                        [--no-anvil] [--burst-bound-s S] [--help]
+//                        [--no-anvil] [--burst-bound-s S] [--report-from results.json] [--help]
 //
 // Plain Node ESM; depends on viem (signing, keccak) and node built-ins. Every node is started
 // fresh for each scenario and configuration, on a free loopback port, and stopped (by PID) before
@@ -156,6 +156,7 @@ function usage() {
   --no-anvil              run pcnode only (ratios n/a); for quick checks while working on pcnode
   --pcnode-node-args STR  extra node flags for the pcnode process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
   --burst-bound-s S       how long the burst may take to drain before it counts as stalled (default 180)
+  --report-from FILE      run nothing: print the report of a --json file again (with --no-anvil if it was run so)
   --help
 
 Run \`npm run build\` first: pcnode is started from dist/ through bin/pcnode.js.`
@@ -185,7 +186,8 @@ function parseArgs(argv) {
     else if (a === '--burst-bound-s') {
       o.burstBoundS = Number(value())
       if (!(o.burstBoundS > 0 && o.burstBoundS <= 3600)) throw new Error('--burst-bound-s must be in (0, 3600]')
-    } else if (a === '--help' || a === '-h') o.help = true
+    } else if (a === '--report-from') o.reportFrom = value()
+    else if (a === '--help' || a === '-h') o.help = true
     else throw new Error(`unknown option ${a}\n\n${usage()}`)
   }
   return o
@@ -2002,6 +2004,15 @@ function newestMtime(dir, depth = 0) {
   return t
 }
 
+/** The report and the run's closing lines, as printed after a run and by --report-from; returns the report. */
+function printReport(results) {
+  const report = buildReport(results)
+  console.log(report)
+  if (results.errors?.length) for (const e of results.errors) console.log(`scenario ${e.scenario} failed: ${e.error}`)
+  console.log(`(total ${results.totalS} s; loadavg at end ${results.loadavgEnd.join(' ')})`)
+  return report
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2))
   if (opts.help) {
@@ -2010,6 +2021,10 @@ async function main() {
   }
   const P = opts.quick ? QUICK : FULL
   SKIP_ANVIL = opts.noAnvil
+  if (opts.reportFrom) {
+    printReport(JSON.parse(readFileSync(opts.reportFrom, 'utf8')))
+    return
+  }
   if (!existsSync(join(ROOT, 'dist', 'cli', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first')
   if (newestMtime(join(ROOT, 'src')) > newestMtime(join(ROOT, 'dist')))
     log('warning: src/ is newer than dist/ (run `npm run build`)')
@@ -2064,11 +2079,7 @@ async function main() {
   if (want('fork')) await guarded('fork', () => scenarioFork(opts))
   results.totalS = round((now() - t0) / 1000, 1)
   results.loadavgEnd = os.loadavg().map((x) => round(x))
-  const report = buildReport(results)
-  results.report = report
-  console.log(report)
-  if (results.errors?.length) for (const e of results.errors) console.log(`scenario ${e.scenario} failed: ${e.error}`)
-  console.log(`(total ${results.totalS} s; loadavg at end ${results.loadavgEnd.join(' ')})`)
+  results.report = printReport(results)
   if (opts.json) {
     writeFileSync(opts.json, `${JSON.stringify(results, null, 2)}\n`)
     console.log(`raw figures written to ${opts.json}`)
