@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { packed } from '../src/node/bytes.js'
 import { shareWithPrevious } from '../src/node/chain/compact.js'
-import { emptyHeader } from '../src/node/chain/header.js'
+import { emptyHeader } from '../src/node/header-fields.js'
 import type { BlockRecord, IncludedTx, TxRecord } from '../src/node/types.js'
 
 function block(number: bigint, parentHash: Uint8Array, data: Uint8Array): BlockRecord {

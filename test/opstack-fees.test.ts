@@ -2,7 +2,7 @@
 // core/types/rollup_cost_test.go, fastlz_test.go; OP specs jovian/exec-engine.md), and the
 // Jovian extraData and base fee.
 import { describe, expect, it } from 'vitest'
-import { emptyHeader } from '../src/node/chain/header.js'
+import { emptyHeader } from '../src/node/header-fields.js'
 import { daFootprint, estimatedSizeScaled, fastLzSize, l1Cost, nextBaseFee, operatorFee } from '../src/node/opstack/fees.js'
 import { BASE_L1_FEES, decodeExtraData, encodeExtraData, type L1FeeParams } from '../src/node/opstack/params.js'
 import { seededRandom, testSeed } from './helpers.js'

@@ -1,5 +1,5 @@
 // Node records → JSON-RPC objects, with the field sets geth serves.
-import { EMPTY_UNCLES_HASH, HEADER_FIELDS } from '../node/chain/header.js'
+import { EMPTY_UNCLES_HASH, HEADER_FIELDS } from '../node/header-fields.js'
 import type { DevNode } from '../node/node.js'
 import type { BlockRecord, IncludedTx, LogEntry, MatchedLog, PoolTxInfo, ReceiptData, TxRecord } from '../node/types.js'
 import { type Hex, toData, toFixed, toQuantity } from './hex.js'

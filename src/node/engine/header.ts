@@ -4,7 +4,7 @@ import { type Block, type BlockHeader, createBlock, createBlockHeader, type Head
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util'
-import { EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT, emptyHeader, HEADER_FIELDS } from '../chain/header.js'
+import { EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT, emptyHeader, HEADER_FIELDS } from '../header-fields.js'
 import type { HeaderFields, Withdrawal } from '../types.js'
 import { blockCommon } from './commons.js'
 

@@ -3,8 +3,8 @@
 // them). Later blocks follow it on the node's own clock. anvil_reset with `forking` starts again
 // this way on another fork (refork.ts).
 import type { Chain } from '../chain/chain.js'
-import { EMPTY_TRIE_ROOT } from '../chain/header.js'
 import type { Engine } from '../engine/index.js'
+import { EMPTY_TRIE_ROOT } from '../header-fields.js'
 import type { NodeOptions } from '../options.js'
 import type { BlockRecord } from '../types.js'
 import type { Fork } from './fork.js'

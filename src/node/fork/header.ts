@@ -1,7 +1,7 @@
 // The fork block's header as the local chain keeps it: the upstream's block object read through
 // the header field table (chain/header.ts), fields the upstream's block lacks (a chain before
 // Cancun has no blob fields) marked absent.
-import { emptyHeader, HEADER_FIELDS } from '../chain/header.js'
+import { emptyHeader, HEADER_FIELDS } from '../header-fields.js'
 import type { BlockRecord, HeaderFields } from '../types.js'
 
 const fromHex = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex.slice(2), 'hex'))

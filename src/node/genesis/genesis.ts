@@ -1,10 +1,10 @@
 // The chain's first blocks (anvil's backend/genesis.rs): the dev genesis (funded dev accounts, the
 // system contracts, pcnode's predeploys) or a geth genesis file with an optional chain import.
 import type { Chain } from '../chain/chain.js'
-import { emptyHeader } from '../chain/header.js'
 import { type Engine, genesisFileBlock, importChainFile } from '../engine/index.js'
 import type { Fork } from '../fork/fork.js'
 import { writeForkGenesis } from '../fork/genesis.js'
+import { emptyHeader } from '../header-fields.js'
 import { BASE_EIP1559, BASE_L1_FEES, encodeExtraData, type L1FeeParams, PREDEPLOYS } from '../opstack/params.js'
 import type { ResolvedOptions } from '../options.js'
 import type { BlockRecord } from '../types.js'

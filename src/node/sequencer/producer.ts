@@ -4,11 +4,11 @@
 
 import { randomBytes } from 'node:crypto'
 import type { Chain } from '../chain/chain.js'
-import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../chain/header.js'
 import { receiptOf } from '../chain/receipt.js'
 import type { BlockEnv, Engine, HeaderView, RollupFees } from '../engine/index.js'
 import { encodeReceipt } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
+import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../header-fields.js'
 import type { L1BlockValues } from '../opstack/l1-block.js'
 import type { OpStack } from '../opstack/opstack.js'
 import { PREDEPLOYS } from '../opstack/params.js'

@@ -6,8 +6,8 @@
 // queue, handing the event loop back every few milliseconds; only the delete pass runs in it.
 import { hexKey } from '../bytes.js'
 import type { Chain } from '../chain/chain.js'
-import { EMPTY_TRIE_ROOT } from '../chain/header.js'
 import { type Engine, walkStored } from '../engine/index.js'
+import { EMPTY_TRIE_ROOT } from '../header-fields.js'
 
 /** What a sweep did, for logs and tests. */
 export interface SweepResult {

@@ -3,7 +3,7 @@
 // checkpoint that is reverted at the end. Callers run it in the engine's queue. Semantics follow
 // geth's internal/ethapi/simulate.go (the conformance fixtures come from geth), with the spec's
 // -380xx codes and Base's defaults (block-time timestamp step, zero stateRoot).
-import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../../chain/header.js'
+
 import { receiptOf } from '../../chain/receipt.js'
 import {
   type BlockEnv,
@@ -15,6 +15,7 @@ import {
   ZERO_ADDRESS,
 } from '../../engine/index.js'
 import { InvalidParamsError } from '../../errors.js'
+import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../../header-fields.js'
 import { BASE_PROFILE, type ChainProfile } from '../../profile.js'
 import type { BlockRecord, CallRequest, HeaderFields, IncludedTx, LogEntry, TxRecord, Withdrawal } from '../../types.js'
 import { applyBlockOverrides, applyStateOverrides, checksummed, describeFailure } from '../call.js'

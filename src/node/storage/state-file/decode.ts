@@ -3,9 +3,9 @@
 import { gunzipSync } from 'node:zlib'
 import { toData as hex } from '../../../shared/hex.js'
 import { hexKey } from '../../bytes.js'
-import { emptyHeader, HEADER_FIELDS } from '../../chain/header.js'
 import { type AccountDump, type Engine, logsBloom } from '../../engine/index.js'
 import { InvalidParamsError } from '../../errors.js'
+import { emptyHeader, HEADER_FIELDS } from '../../header-fields.js'
 import type { BlockRecord, HeaderFields, IncludedTx, L1ReceiptFields, LogEntry, PoolTxInfo, ReceiptData } from '../../types.js'
 import { STATE_FORMAT, STATE_VERSION } from './format.js'
 

@@ -2,8 +2,8 @@
 
 import { type Hex, toData as hex, toQuantity as qty } from '../../../shared/hex.js'
 import type { Chain } from '../../chain/chain.js'
-import { HEADER_FIELDS } from '../../chain/header.js'
 import type { AccountDump, Engine } from '../../engine/index.js'
+import { HEADER_FIELDS } from '../../header-fields.js'
 import { isL1InfoDeposit } from '../../opstack/l1-block.js'
 import type { TxPool } from '../../pool/pool.js'
 import type { BlockRecord, HeaderFields, ReceiptData, TxRecord } from '../../types.js'

@@ -2,7 +2,7 @@
 // the state file, their kinds and sizes, and the neutral values of a header nobody filled in.
 // Everything that lists header fields (genesis, the producer, simulated blocks, the engine, the
 // state file, the RPC formatter) reads this table, so a new hardfork field is added here once.
-import type { HeaderFields } from '../types.js'
+import type { HeaderFields } from './types.js'
 
 export type HeaderField = keyof HeaderFields
 
