@@ -50,41 +50,47 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
-import net from 'node:net'
 import os from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
-import { encodeAbiParameters, encodeFunctionData, keccak256, parseAbi, toHex } from 'viem'
-import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import { encodeAbiParameters, encodeFunctionData, parseAbi, toHex } from 'viem'
+import {
+  burstSet,
+  CHAIN_ID,
+  DEV,
+  MAX_FEE,
+  recipient,
+  signedSet,
+  signTransfer,
+  TIP,
+  verifyReceipts,
+  waitReceipt,
+} from './lib/accounts.mjs'
+import { HEAVY_INITCODE, KECCAK_AT, KECCAK_LOOP, VIEW_INITCODE, VIEW_RESULT } from './lib/contracts.mjs'
+import { ErrorLog, log, short } from './lib/log.mjs'
+import { inFlightRate, runPool, seqLatency } from './lib/measure.mjs'
+import { cpuMeter, memOf } from './lib/procfs.mjs'
+import {
+  anvilEnv,
+  CONFIGS,
+  DEFAULT_ANVIL,
+  freePort,
+  killAllNow,
+  PCNODE_BIN,
+  ROOT,
+  spawnTracked,
+  startNode,
+  waitAnswer,
+  waitForChainId,
+  waitForEngine,
+  withNode,
+} from './lib/procs.mjs'
+import { makeRpc, RpcError } from './lib/rpc.mjs'
+import { hexN, now, round, stats } from './lib/stats.mjs'
 import { SCALE_FULL, SCALE_QUICK, scaleReport, scaleRun } from './scale.mjs'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const PCNODE_BIN = join(ROOT, 'bin', 'pcnode.js')
-const DEFAULT_ANVIL = join(ROOT, 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil')
-const MNEMONIC = 'test test test test test test test test test test test junk'
-const CHAIN_ID = 31337
-const GWEI = 1_000_000_000n
-// Generous fee cap: base fees rise under the burst (anvil's 30M-gas blocks fill up), 1 gwei tip.
-const MAX_FEE = 100n * GWEI
-const TIP = 1n * GWEI
 const SCENARIOS = ['boot', 'latency', 'throughput', 'burst', 'estimate', 'simulate', 'trace', 'memory', 'scale', 'fork']
-
-// Hand-assembled contracts (no compiler needed).
-// VIEW_RUNTIME: returns storage slot 0 (any calldata): PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
-const VIEW_RUNTIME = '60005460005260206000f3'
-// Constructor: SSTORE(0, 42), then CODECOPY the 11-byte runtime from offset 0x10 and RETURN it.
-const VIEW_INITCODE = `0x602a600055600b8060106000396000f3${VIEW_RUNTIME}`
-const VIEW_RESULT = `0x${'2a'.padStart(64, '0')}`
-// Constructor that spins a counter 7692 times (26 gas per turn, ~200k gas) and then returns the
-// runtime (offset 0x18): PUSH2 0x1e0c loop: JUMPDEST PUSH1 1 SWAP1 SUB DUP1 PUSH1 3 JUMPI POP ...
-const HEAVY_INITCODE = `0x611e0c5b600190038060035750600b8060186000396000f3${VIEW_RUNTIME}`
-// Runtime hashing a memory word 1,000 times, then returning it (issue 18's EVM figure): PUSH2 1000
-// loop: JUMPDEST PUSH1 32 PUSH1 0 KECCAK256 PUSH1 0 MSTORE PUSH1 1 SWAP1 SUB DUP1 PUSH1 3 JUMPI;
-// PUSH1 32 PUSH1 0 RETURN. Run by eth_call with a state override putting it at KECCAK_AT.
-const KECCAK_LOOP = '0x6103e85b6020600020600052600190038060035760206000f3'
-const KECCAK_AT = '0x00000000000000000000000000000000000c0de1'
 
 const FULL = {
   bootRuns: 5,
@@ -124,25 +130,6 @@ const QUICK = {
   traceCount: 5,
   memoryS: 20,
 }
-
-// Node configurations. pcnode runs as `node bin/pcnode.js start`, anvil from the devDependency.
-const CONFIGS = {
-  'pcnode(interval 0)': { kind: 'pcnode', args: ['--block-time', '2', '--preconf-interval', '0'] },
-  'pcnode(200ms)': { kind: 'pcnode', args: ['--block-time', '2', '--preconf-interval', '200ms'] },
-  'anvil(automine)': { kind: 'anvil', args: [] },
-  // Struct logs on anvil need --steps-tracing (it records every step of every transaction).
-  'anvil(steps tracing)': { kind: 'anvil', args: ['--steps-tracing'] },
-  'anvil(bt 0.2)': { kind: 'anvil', args: ['--block-time', '0.2'] },
-  'pcnode(20ms blocks)': { kind: 'pcnode', args: ['--block-time', '20ms', '--preconf-interval', '20ms'] },
-  'pcnode(20ms, history 256)': {
-    kind: 'pcnode',
-    args: ['--block-time', '20ms', '--preconf-interval', '20ms', '--state-history', '256'],
-  },
-  'anvil(bt 0.02)': { kind: 'anvil', args: ['--block-time', '0.02'] },
-  // What the boot figure spawns: the bare commands of the issue.
-  'pcnode(boot)': { kind: 'pcnode', args: [] },
-}
-
 function usage() {
   return `pcnode bench: pcnode vs anvil on this machine, printed as pcnode/anvil ratios.
 
@@ -193,411 +180,8 @@ function parseArgs(argv) {
   return o
 }
 
-// ---------------------------------------------------------------------------------------------
-// Small helpers
-
-const now = () => performance.now()
-const hexN = (x) => (x == null ? null : Number(BigInt(x)))
-const round = (x, d = 2) => (x == null || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d)
-const log = (...a) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a)
-const short = (s, n = 160) => {
-  s = String(s).replace(/\s+/g, ' ')
-  return s.length > n ? `${s.slice(0, n)}…` : s
-}
-
-function quantile(sorted, p) {
-  if (!sorted.length) return null
-  const idx = (sorted.length - 1) * p
-  const lo = Math.floor(idx)
-  const hi = Math.ceil(idx)
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (idx - lo)
-}
-
-function stats(samples) {
-  const s = samples.filter(Number.isFinite).sort((a, b) => a - b)
-  if (!s.length) return { n: 0, p50: null, p90: null, p99: null, min: null, max: null, mean: null }
-  return {
-    n: s.length,
-    p50: round(quantile(s, 0.5), 3),
-    p90: round(quantile(s, 0.9), 3),
-    p99: round(quantile(s, 0.99), 3),
-    min: round(s[0], 3),
-    max: round(s[s.length - 1], 3),
-    mean: round(s.reduce((a, b) => a + b, 0) / s.length, 3),
-  }
-}
-
-/** Errors grouped by message with numbers and hashes masked. */
-class ErrorLog {
-  constructor() {
-    this.count = 0
-    this.kinds = new Map()
-  }
-  add(e) {
-    this.count++
-    const msg = short(`${e?.code != null ? `[${e.code}] ` : ''}${e?.message ?? e}`, 200)
-    const key = msg.replace(/0x[0-9a-fA-F]{8,}/g, '<hex>').replace(/\d+(\.\d+)?/g, 'N')
-    const k = this.kinds.get(key)
-    if (k) k.count++
-    else this.kinds.set(key, { example: msg, count: 1 })
-  }
-  toJSON() {
-    return {
-      count: this.count,
-      top: [...this.kinds.values()].sort((a, b) => b.count - a.count).slice(0, 5),
-    }
-  }
-}
-
-/** Runs fn(i) for i in 0..count-1 with at most `concurrency` in flight, handing out no work after `deadline`. */
-async function runPool(count, concurrency, deadline, fn) {
-  let next = 0
-  const worker = async () => {
-    while (next < count && now() < deadline) await fn(next++)
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker))
-  return next
-}
-
-// /proc readers (Linux)
-let CLK_TCK = 100
-try {
-  CLK_TCK =
-    Number(
-      execFileSync('getconf', ['CLK_TCK'], { stdio: ['ignore', 'pipe', 'ignore'] })
-        .toString()
-        .trim(),
-    ) || 100
-} catch {}
-
-function memOf(pid) {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const kb = (f) => Number(s.match(new RegExp(`^${f}:\\s+(\\d+)\\s*kB`, 'm'))?.[1] ?? Number.NaN)
-    return { rssMiB: round(kb('VmRSS') / 1024, 1), peakRssMiB: round(kb('VmHWM') / 1024, 1) }
-  } catch {
-    return { rssMiB: null, peakRssMiB: null }
-  }
-}
-
-function cpuOf(pid) {
-  try {
-    const st = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const f = st.slice(st.lastIndexOf(')') + 2).split(' ')
-    return (Number(f[11]) + Number(f[12])) / CLK_TCK
-  } catch {
-    return null
-  }
-}
-
-/** Machine-wide busy CPU seconds (all cores) from /proc/stat, to see other load during a scenario. */
-function machineBusyS() {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
-    return (f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] || 0)) / CLK_TCK
-  } catch {
-    return null
-  }
-}
-
-/** CPU used meanwhile by the node, by this script, and by anything else on the machine. */
-function cpuMeter(pid) {
-  const node0 = cpuOf(pid)
-  const self0 = process.cpuUsage()
-  const busy0 = machineBusyS()
-  const t0 = now()
-  return () => {
-    const n = cpuOf(pid)
-    const self = process.cpuUsage(self0)
-    const busy = machineBusyS()
-    const nodeCpuS = n != null && node0 != null ? n - node0 : null
-    const benchCpuS = (self.user + self.system) / 1e6
-    const otherCpuS = busy != null && busy0 != null && nodeCpuS != null ? Math.max(0, busy - busy0 - nodeCpuS - benchCpuS) : null
-    return {
-      wallS: round((now() - t0) / 1000),
-      nodeCpuS: round(nodeCpuS),
-      benchCpuS: round(benchCpuS),
-      otherCpuS: round(otherCpuS),
-    }
-  }
-}
-
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const srv = net.createServer()
-    srv.unref()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
-      srv.close(() => resolvePort(port))
-    })
-  })
-}
-
-// ---------------------------------------------------------------------------------------------
-// JSON-RPC over node:http, keep-alive, with a hard timeout per request
-
-class RpcError extends Error {
-  constructor(message, code, data) {
-    super(message)
-    this.code = code
-    this.data = data
-  }
-}
-
-function makeRpc(port, defaultTimeoutMs = 10_000) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64, keepAliveMsecs: 1000 })
-  let id = 0
-  const rpc = (method, params = [], timeoutMs = defaultTimeoutMs) => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })
-    return new Promise((resolveCall, reject) => {
-      let done = false
-      const finish = (err, val) => {
-        if (done) return
-        done = true
-        clearTimeout(timer)
-        if (err) reject(err)
-        else resolveCall(val)
-      }
-      const req = http.request(
-        {
-          hostname: '127.0.0.1',
-          port,
-          path: '/',
-          method: 'POST',
-          agent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          const chunks = []
-          res.on('data', (c) => chunks.push(c))
-          res.on('error', (e) => finish(new RpcError(`transport: ${e.message}`, 'TRANSPORT')))
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8')
-            let j
-            try {
-              j = JSON.parse(text)
-            } catch {
-              return finish(new RpcError(`HTTP ${res.statusCode}, non-JSON body: ${short(text)}`, `HTTP_${res.statusCode}`))
-            }
-            if (j?.error) return finish(new RpcError(j.error.message ?? JSON.stringify(j.error), j.error.code, j.error.data))
-            if (!j || !('result' in j)) return finish(new RpcError(`malformed response: ${short(text)}`, 'MALFORMED'))
-            finish(null, j.result)
-          })
-        },
-      )
-      const timer = setTimeout(() => {
-        finish(new RpcError(`timeout after ${timeoutMs} ms`, 'TIMEOUT'))
-        req.destroy()
-      }, timeoutMs)
-      req.on('error', (e) => finish(new RpcError(`transport: ${e.message}`, e.code ?? 'TRANSPORT')))
-      req.end(body)
-    })
-  }
-  rpc.close = () => agent.destroy()
-  return rpc
-}
-
-// ---------------------------------------------------------------------------------------------
-// Spawned nodes: started on loopback, tracked, always stopped (SIGTERM, then SIGKILL)
-
-const live = new Set()
 /** --no-anvil: the report leaves the anvil columns out. */
 let SKIP_ANVIL = false
-
-/**
- * anvil's HOME for the nodes the bench starts: anvil writes the states it offloads from memory
- * under ~/.foundry/anvil/tmp, and the scale scenario's (100k accounts, 1M slots, 100k blocks) come
- * to tens of GB that a killed anvil leaves behind. Removed when the bench exits.
- */
-let anvilHome
-function anvilEnv() {
-  anvilHome ??= mkdtempSync(join(os.tmpdir(), 'pcnode-bench-anvil-'))
-  return { ...process.env, HOME: anvilHome }
-}
-
-function killAllNow() {
-  for (const n of live) {
-    try {
-      n.child.kill('SIGKILL')
-    } catch {}
-  }
-  if (anvilHome) rmSync(anvilHome, { recursive: true, force: true })
-}
-process.on('exit', killAllNow)
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(sig, () => {
-    log(`${sig}: stopping spawned nodes`)
-    killAllNow()
-    process.exit(130)
-  })
-}
-
-async function startNode(name, opts, { waitReady = true } = {}) {
-  const cfg = CONFIGS[name]
-  const port = await freePort()
-  // Refuse to talk to something that already answers there (the port was free a moment ago).
-  const probe = makeRpc(port, 300)
-  const answered = await probe('eth_chainId').then(
-    () => true,
-    () => false,
-  )
-  probe.close()
-  if (answered) throw new Error(`something already answers on 127.0.0.1:${port}`)
-  const common = ['--host', '127.0.0.1', '--port', String(port), '--silent']
-  const [cmd, args] =
-    cfg.kind === 'pcnode'
-      ? [process.execPath, [...opts.pcnodeNodeArgs, PCNODE_BIN, 'start', ...common, ...cfg.args]]
-      : [opts.anvil, [...common, ...cfg.args]]
-  const t0 = now() // boot times count from before the spawn
-  const env = cfg.kind === 'pcnode' ? process.env : anvilEnv()
-  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env })
-  const node = track(name, cfg.kind, child, port, { rpcTimeoutMs: undefined, termWaitMs: 5000, t0 })
-  if (waitReady) {
-    try {
-      await waitForChainId(node, 60_000)
-      await waitForEngine(node, 60_000)
-    } catch (e) {
-      await node.stop()
-      throw e
-    }
-  }
-  return node
-}
-
-/** Polls eth_chainId every 2 ms until it answers; returns ms since spawn. */
-async function waitForChainId(node, boundMs) {
-  for (let i = 0; i < 100_000; i++) {
-    if (node.exited) throw new Error(`${node.name} exited (${node.exitCode}) before answering: ${short(node.stderr, 400)}`)
-    const s = now()
-    try {
-      const id = await node.rpc('eth_chainId', [], 1000)
-      const ms = now() - node.t0
-      if (hexN(id) !== CHAIN_ID) throw new Error(`${node.name}: chain id ${id}, expected ${CHAIN_ID}`)
-      return ms
-    } catch (e) {
-      if (!(e instanceof RpcError)) throw e
-    }
-    if (now() - node.t0 > boundMs) throw new Error(`${node.name} did not answer eth_chainId within ${boundMs} ms`)
-    const w = 2 - (now() - s)
-    if (w > 0) await sleep(w)
-  }
-  throw new Error('unreachable')
-}
-
-/** Polls eth_getBalance of dev account 0 (needs the execution engine) until it answers. */
-async function waitForEngine(node, boundMs) {
-  for (let i = 0; i < 100_000; i++) {
-    if (node.exited) throw new Error(`${node.name} exited (${node.exitCode}): ${short(node.stderr, 400)}`)
-    const s = now()
-    try {
-      const bal = await node.rpc('eth_getBalance', [DEV[0].address, 'latest'], 5000)
-      if (BigInt(bal) === 0n) throw new Error(`${node.name}: dev account 0 has no balance`)
-      return now() - node.t0
-    } catch (e) {
-      if (!(e instanceof RpcError)) throw e
-    }
-    if (now() - node.t0 > boundMs) throw new Error(`${node.name}: engine not ready within ${boundMs} ms`)
-    const w = 2 - (now() - s)
-    if (w > 0) await sleep(w)
-  }
-  throw new Error('unreachable')
-}
-
-async function withNode(name, opts, fn) {
-  log(`starting ${name}`)
-  const node = await startNode(name, opts)
-  try {
-    const result = await fn(node)
-    if (node.kind === 'pcnode' && node.stderr.trim()) result.nodeStderr = short(node.stderr, 2000)
-    return result
-  } finally {
-    await node.stop()
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Accounts and pre-signed transactions (same genesis on both nodes, so signed once for all)
-
-const DEV = Array.from({ length: 3 }, (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }))
-const recipient = (tag, i) => `0x${keccak256(toHex(`pcnode-bench:${tag}:${i}`)).slice(26)}`
-
-async function signTransfer(account, nonce, to, value = 1n) {
-  return account.signTransaction({
-    chainId: CHAIN_ID,
-    type: 'eip1559',
-    nonce,
-    to,
-    value,
-    gas: 21000n,
-    maxFeePerGas: MAX_FEE,
-    maxPriorityFeePerGas: TIP,
-  })
-}
-
-async function signedSet(account, count, tag) {
-  const raws = new Array(count)
-  for (let i = 0; i < count; i++) raws[i] = await signTransfer(account, i, recipient(tag, i))
-  return { raws, hashes: raws.map((r) => keccak256(r)) }
-}
-
-/** Burst: `senders` fresh keys funded by dev account 1; transaction k is sender k % S's nonce floor(k / S). */
-async function burstSet(count, senders) {
-  const keys = Array.from({ length: senders }, (_, j) => privateKeyToAccount(keccak256(toHex(`pcnode-bench:sender:${j}`))))
-  const perSender = Math.ceil(count / senders)
-  const fundWei = (BigInt(perSender) * 21000n * MAX_FEE * 3n) / 2n + 10n ** 16n
-  const funding = []
-  for (let j = 0; j < senders; j++) funding.push(await signTransfer(DEV[1], j, keys[j].address, fundWei))
-  const raws = new Array(count)
-  const tails = new Array(senders).fill(-1)
-  for (let k = 0; k < count; k++) {
-    const j = k % senders
-    raws[k] = await signTransfer(keys[j], Math.floor(k / senders), recipient(`burst${j}`, k))
-    tails[j] = k
-  }
-  return { keys, funding, raws, hashes: raws.map((r) => keccak256(r)), tails }
-}
-
-async function waitReceipt(node, hash, boundMs, pollMs = 5) {
-  const t0 = now()
-  for (let i = 0; i < 1_000_000; i++) {
-    const s = now()
-    let r = null
-    try {
-      r = await node.rpc('eth_getTransactionReceipt', [hash])
-    } catch (e) {
-      if (now() - t0 > boundMs) throw e
-    }
-    if (r) return r
-    if (now() - t0 > boundMs) throw new RpcError(`no receipt for ${hash} within ${boundMs} ms`, 'RECEIPT_TIMEOUT')
-    const w = pollMs - (now() - s)
-    if (w > 0) await sleep(w)
-  }
-  throw new Error('unreachable')
-}
-
-/** Fetches every receipt (32 in flight, bounded); counts present / status 0x1 / blocks. */
-async function verifyReceipts(node, hashes, boundMs) {
-  const deadline = now() + boundMs
-  let present = 0
-  let success = 0
-  let preconfirmed = 0
-  const blocks = new Set()
-  const errs = new ErrorLog()
-  const checked = await runPool(hashes.length, 32, deadline, async (i) => {
-    try {
-      const r = await node.rpc('eth_getTransactionReceipt', [hashes[i]])
-      if (!r) return
-      present++
-      if (r.status === '0x1') success++
-      if (!r.blockHash || /^0x0*$/.test(r.blockHash)) preconfirmed++
-      blocks.add(r.blockNumber)
-    } catch (e) {
-      errs.add(e)
-    }
-  })
-  return { checked, present, success, preconfirmedAtCheck: preconfirmed, blocks: blocks.size, errors: errs.toJSON() }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Scenarios
@@ -990,82 +574,6 @@ async function scenarioBurst(opts, P, burst) {
   return out
 }
 
-/**
- * `fn` kept `inFlight` deep for `seconds` (after one second of the same, untimed): completed calls
- * per second, and the node's CPU per call (a node may spread calls over cores: anvil does).
- */
-async function inFlightRate(node, seconds, inFlight, fn) {
-  const run = async (ms) => {
-    const end = now() + ms
-    let done = 0
-    let failed = 0
-    let first
-    const worker = async () => {
-      while (now() < end) {
-        try {
-          const r = await fn()
-          first ??= r
-          done++
-        } catch {
-          failed++
-        }
-      }
-    }
-    await Promise.all(Array.from({ length: inFlight }, worker))
-    return { done, failed, first }
-  }
-  await run(1_000)
-  const cpu0 = cpuOf(node.pid)
-  const t0 = now()
-  const { done, failed, first } = await run(seconds * 1_000)
-  const wallS = (now() - t0) / 1000
-  const cpuS = cpuOf(node.pid) - cpu0
-  return {
-    calls: done,
-    errors: failed,
-    perSecond: round(done / wallS, 0),
-    cpuMsPerCall: done ? round((cpuS * 1000) / done, 3) : null,
-    result: typeof first === 'string' ? first.slice(0, 18) : null,
-  }
-}
-
-async function seqLatency(count, warmup, deadline, fn, check) {
-  const lat = []
-  const errs = new ErrorLog()
-  let bad = 0
-  let first
-  for (let w = 0; w < warmup && now() < deadline; w++) {
-    try {
-      const r = await fn(w)
-      first ??= r
-    } catch (e) {
-      if (w === 0) return { unsupported: e.code === -32601, error: short(`[${e.code}] ${e.message}`, 300), latencyMs: stats([]) }
-      errs.add(e)
-    }
-  }
-  let i = 0
-  for (; i < count && now() < deadline; i++) {
-    const s = now()
-    try {
-      const r = await fn(i)
-      lat.push(now() - s)
-      first ??= r
-      if (check && !check(r)) bad++
-    } catch (e) {
-      errs.add(e)
-    }
-  }
-  return {
-    count,
-    completed: lat.length,
-    latencyMs: stats(lat),
-    samplesMs: lat.map((x) => round(x, 3)),
-    invalidResults: bad,
-    firstResult: typeof first === 'string' ? first : first === undefined ? null : short(JSON.stringify(first), 200),
-    errors: errs.toJSON(),
-  }
-}
-
 /** bench/scale.mjs: accounts, storage and blocks that grow, pcnode beside anvil. */
 async function scenarioScale(opts) {
   const P = opts.quick ? SCALE_QUICK : SCALE_FULL
@@ -1282,64 +790,6 @@ function fixtureBytecode(file, name) {
   const m = new RegExp(`${name}Bytecode\\s*=\\s*'(0x[0-9a-fA-F]+)'`).exec(text)
   if (!m) throw new Error(`no ${name}Bytecode in test/fixtures/${file}`)
   return m[1]
-}
-
-/** A spawned process tracked like the nodes (stopped at exit), its port from its banner or given. */
-async function spawnTracked(name, cmd, args, env, port) {
-  const t0 = now()
-  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } })
-  return track(name, name.split('(')[0], child, port, { rpcTimeoutMs: 60_000, termWaitMs: 20_000, t0 })
-}
-
-/**
- * `child` as a bench node: its exit and last stderr recorded, stopped (SIGTERM, then SIGKILL) by
- * `stop()` and when the bench exits, its JSON-RPC on `port`.
- */
-function track(name, kind, child, port, { rpcTimeoutMs, termWaitMs, t0 }) {
-  const node = { name, kind, port, child, pid: child.pid, t0, stderr: '', exited: false, exitCode: null }
-  node.exit = new Promise((r) =>
-    child.once('exit', (code, signal) => {
-      node.exited = true
-      node.exitCode = code ?? signal
-      live.delete(node)
-      r()
-    }),
-  )
-  child.once('error', (e) => {
-    node.stderr += `spawn error: ${e.message}\n`
-  })
-  child.stderr.on('data', (d) => {
-    node.stderr = (node.stderr + d.toString()).slice(-16_384)
-  })
-  live.add(node)
-  node.rpc = makeRpc(port, rpcTimeoutMs)
-  node.stop = async () => {
-    node.rpc.close()
-    if (!node.exited) {
-      child.kill('SIGTERM')
-      await Promise.race([node.exit, sleep(termWaitMs)])
-    }
-    if (!node.exited) {
-      child.kill('SIGKILL')
-      await Promise.race([node.exit, sleep(3000)])
-    }
-  }
-  return node
-}
-
-/** Polls `method` every 5 ms until it answers; ms since spawn. */
-async function waitAnswer(node, method, params, boundMs) {
-  for (;;) {
-    if (node.exited) throw new Error(`${node.name} exited (${node.exitCode}): ${short(node.stderr, 400)}`)
-    try {
-      await node.rpc(method, params, 5000)
-      return now() - node.t0
-    } catch (e) {
-      if (!(e instanceof RpcError)) throw e
-    }
-    if (now() - node.t0 > boundMs) throw new Error(`${node.name} did not answer ${method} within ${boundMs} ms`)
-    await sleep(5)
-  }
 }
 
 /** An HTTP proxy to `target` adding `latencyMs` to every request and counting the JSON-RPC calls. */
