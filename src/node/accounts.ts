@@ -1,9 +1,11 @@
 // The funded dev accounts: m/44'/60'/0'/0/i of the mnemonic (derive-accounts.ts). The default
 // mnemonic's first ten are anvil's and Hardhat's well-known accounts, listed here so a start skips
-// deriving them: a curve table and about fifteen point multiplications, ~50 ms of every start
-// (issue 18). test/accounts.test.ts checks the list against the derivation.
+// deriving them (a curve table and about fifteen point multiplications, a visible part of a start).
+// test/accounts.test.ts checks the list against the derivation.
 import type { DevAccount } from './derive-accounts.js'
-import { DEFAULT_MNEMONIC } from './options.js'
+
+/** anvil's and Hardhat's mnemonic. */
+export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk'
 
 export type { DevAccount }
 

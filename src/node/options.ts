@@ -1,12 +1,13 @@
 // Node configuration: every CLI flag of `pcnode start` is one of these, with the same default.
 
 import { readFileSync } from 'node:fs'
+import { DEFAULT_MNEMONIC } from './accounts.js'
 import { checkFaultSettings, DEFAULT_FAULT_SETTINGS, type PreconfFaultSettings } from './faults/settings.js'
 import type { ForkOptions } from './fork/options.js'
 import { BASE_L1_FEES } from './opstack/params.js'
 import { getProfile } from './profile.js'
 
-export const DEFAULT_MNEMONIC = 'test test test test test test test test test test test junk'
+export { DEFAULT_MNEMONIC }
 export const ETHER = 10n ** 18n
 export const GWEI = 10n ** 9n
 
