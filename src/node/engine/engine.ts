@@ -8,7 +8,6 @@ import { RLP } from '@ethereumjs/rlp'
 import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager'
 import { Address, bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util'
 import { createVM, type VM } from '@ethereumjs/vm'
-import type { ResolvedOptions } from '../options.js'
 import type { CallRequest, HeaderFields, TxRecord, Withdrawal } from '../types.js'
 import { isBlobNetworkWrapper } from './blob-wrapper.js'
 import { indexActivatedEips } from './commons.js'
@@ -66,6 +65,14 @@ const SYSTEM_ADDRESSES = [HISTORY_ADDRESS, BEACON_ROOTS_ADDRESS]
 /** How many read-only views of older states stay cached (latest and the blocks just before it). */
 const CACHED_VIEWS = 8
 
+/** What the engine is built from (the node's options satisfy it; reth's EVM takes a chain spec, not the CLI's config). */
+export interface EngineConfig {
+  chainId: number
+  hardfork: string
+  /** geth-format genesis file ('' = none): its chain id and forks replace the two above. */
+  genesisFile: string
+}
+
 export class Engine {
   readonly queue = new SerialQueue()
   /** The live state: the pending (pre-confirmed) block runs on it. */
@@ -91,7 +98,7 @@ export class Engine {
     this.live = new ExecView(vm, common, () => this.consoleLog)
   }
 
-  static async create(options: Pick<ResolvedOptions, 'chainId' | 'hardfork' | 'genesisFile'>): Promise<Engine> {
+  static async create(options: EngineConfig): Promise<Engine> {
     const customCrypto = await fastCrypto()
     const genesisFile = options.genesisFile ? readGenesisFile(options.genesisFile) : undefined
     const common = genesisFile
