@@ -1,8 +1,9 @@
 // evm_snapshot / evm_revert / anvil_reset over chain/snapshots.ts, with the dev clock's state,
 // and the roots they hold, which state pruning must keep.
-import { type NodeSnapshot, restoreSnapshot, takeSnapshot } from '../chain/snapshots.js'
+
 import type { NodeContext } from '../context.js'
 import { NodeError } from '../errors.js'
+import { type NodeSnapshot, restoreSnapshot, takeSnapshot } from '../snapshot.js'
 
 interface DevSnapshot extends NodeSnapshot {
   offset: bigint

@@ -2,9 +2,10 @@
 // another fork (another block, or another upstream) in place, as anvil's reset does (its PR #15919
 // made it atomic: here the new upstream is connected before anything changes). The node's chain id
 // stays: clients hold it.
-import { replacePool } from '../chain/snapshots.js'
+
 import type { NodeContext } from '../context.js'
 import { NodeError } from '../errors.js'
+import { replacePool } from '../snapshot.js'
 import { Fork } from './fork.js'
 import { type Alloc, forkStart } from './genesis.js'
 import type { ForkOptions } from './options.js'

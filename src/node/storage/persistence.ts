@@ -3,8 +3,8 @@
 // anvil_loadState at any time. Loads are all-or-nothing: a snapshot is restored if one fails.
 
 import { toData as hex } from '../../shared/hex.js'
-import { replacePool, restoreSnapshot, takeSnapshot } from '../chain/snapshots.js'
 import type { NodeContext } from '../context.js'
+import { replacePool, restoreSnapshot, takeSnapshot } from '../snapshot.js'
 import { type DecodedState, decodeState, parseStateText, StateFormatError } from './state-file/decode.js'
 import { captureState, renderState } from './state-file/encode.js'
 import { readStateFile, removeStaleTemps, StateFileWriter, writeFileAtomic } from './state-file/file.js'

@@ -1,13 +1,13 @@
 // What evm_snapshot keeps and evm_revert / anvil_reset put back: the live state root, the sealed
 // history, a copy of the pending block, the pool. Pruning keeps the roots snapshots hold
-// (pruning.ts), so one root brings back every balance, nonce, code and storage slot as it was. Both run inside the engine
+// (storage/pruning.ts), so one root brings back every balance, nonce, code and storage slot as it was. Both run inside the engine
 // queue, between blocks' checkpoints.
 
-import type { Engine } from '../engine/index.js'
-import type { TxPool } from '../pool/pool.js'
-import type { BlockProducer } from '../sequencer/producer.js'
-import type { BlockRecord, PoolTxInfo } from '../types.js'
-import type { Chain } from './chain.js'
+import type { Chain } from './chain/chain.js'
+import type { Engine } from './engine/index.js'
+import type { TxPool } from './pool/pool.js'
+import type { BlockProducer } from './sequencer/producer.js'
+import type { BlockRecord, PoolTxInfo } from './types.js'
 
 /** The node's parts a snapshot reads and writes. */
 export interface NodeParts {
