@@ -12,6 +12,7 @@ const SLOW = [
   'test/cli-typed-data.test.ts',
   'test/cli-wallet.test.ts',
   'test/tracing.test.ts',
+  'test/fixture-app.test.ts',
 ]
 
 const common = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' } as const
