@@ -2,6 +2,7 @@
 // the fault flags show in the banner and each injected fault is logged; a fork's banner and exit line.
 import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
+import { encodeFunctionData } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startNode } from '../src/index.js'
 import { BIN, pcnode, ROOT } from './cli.js'
@@ -114,6 +115,48 @@ describe('pcnode start --fork-url', () => {
     } finally {
       child.kill('SIGKILL')
       await upstream.stop()
+    }
+  })
+})
+
+describe('pcnode start shows what the node explains', () => {
+  it('prints console.log output and the pre-confirmation hints (the library is silent by default, the CLI is not)', async () => {
+    const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--no-app', '--block-time', '1h'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    })
+    let out = ''
+    child.stdout?.on('data', (d) => (out += d))
+    child.stderr?.on('data', (d) => (out += d))
+    const exited = new Promise((res) => child.once('exit', res))
+    try {
+      await until(() => /^RPC\s+http:\/\/127\.0\.0\.1:\d+$/m.test(out) || child.exitCode !== null, 60_000, 'the banner')
+      const rpcUrl = /^RPC\s+(http:\/\/127\.0\.0\.1:\d+)$/m.exec(out)?.[1] as string
+      const rpc = async (method: string, params: unknown[] = []) => {
+        const res = await fetch(rpcUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+        return (await res.json()) as { result?: any; error?: any }
+      }
+      // console.log("hello from a call"): a call to Hardhat's console address.
+      const data = encodeFunctionData({
+        abi: [{ type: 'function', name: 'log', inputs: [{ type: 'string' }], outputs: [], stateMutability: 'view' }],
+        args: ['hello from a call'],
+      })
+      await rpc('eth_call', [{ to: '0x000000000000000000636F6e736F6c652e6c6f67', data }, 'latest'])
+      await until(() => out.includes('console.log: hello from a call'), 30_000, 'the console.log line')
+      // A pre-confirmed send, then its sender's nonce read at "latest" (the hour-long block is not sealed).
+      const [from, to] = (await rpc('eth_accounts')).result
+      const hash = (await rpc('eth_sendTransaction', [{ from, to, value: '0x1' }])).result
+      await until(async () => (await rpc('eth_getTransactionReceipt', [hash])).result !== null, 30_000, 'the pre-confirmation')
+      expect((await rpc('eth_getTransactionCount', [from, 'latest'])).result).toBe('0x0')
+      await until(() => /hint: eth_getTransactionCount\(.*"latest"\) = 0, but "pending" = 1/.test(out), 30_000, 'the hint')
+    } finally {
+      child.kill('SIGTERM')
+      await exited
     }
   })
 })

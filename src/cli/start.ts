@@ -250,7 +250,7 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
     preconfJitter: flags.preconfJitter,
     preconfRequeue: flags.preconfRequeue ?? false,
     preconfDropNotify: flags.preconfDropNotify ?? false,
-    silent: quiet,
+    silent: Boolean(quiet), // the library stays silent by default; the CLI shows hints and console.log
     logger: (line) => console.error(line),
   }
   // On a fork these come from the upstream (chain id, profile) and its block (gas limit, base fee).
