@@ -47,30 +47,17 @@
 // Rows with an aim say "met" or "MISSED" at the end, and the report's last line counts them. The
 // estimate, simulate and scale aims are issue 18's, as pcnode/anvil ratios of the same run.
 
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
-import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { encodeAbiParameters, encodeFunctionData, parseAbi, toHex } from 'viem'
-import {
-  burstSet,
-  CHAIN_ID,
-  DEV,
-  MAX_FEE,
-  recipient,
-  signedSet,
-  signTransfer,
-  TIP,
-  verifyReceipts,
-  waitReceipt,
-} from './lib/accounts.mjs'
-import { HEAVY_INITCODE, KECCAK_AT, KECCAK_LOOP, VIEW_INITCODE, VIEW_RESULT } from './lib/contracts.mjs'
-import { ErrorLog, log, short } from './lib/log.mjs'
-import { inFlightRate, runPool, seqLatency } from './lib/measure.mjs'
-import { cpuMeter, memOf } from './lib/procfs.mjs'
+import { burstSet, DEV, recipient, signedSet, waitReceipt } from './lib/accounts.mjs'
+import { log, short } from './lib/log.mjs'
+import { runPool } from './lib/measure.mjs'
+import { memOf } from './lib/procfs.mjs'
 import {
   anvilEnv,
   CONFIGS,
@@ -80,15 +67,19 @@ import {
   PCNODE_BIN,
   ROOT,
   spawnTracked,
-  startNode,
   waitAnswer,
-  waitForChainId,
-  waitForEngine,
-  withNode,
 } from './lib/procs.mjs'
-import { makeRpc, RpcError } from './lib/rpc.mjs'
-import { hexN, now, round, stats } from './lib/stats.mjs'
-import { SCALE_FULL, SCALE_QUICK, scaleReport, scaleRun } from './scale.mjs'
+import { hexN, now, round } from './lib/stats.mjs'
+import { scaleReport } from './report/scale.mjs'
+import * as boot from './scenarios/boot.mjs'
+import * as burst from './scenarios/burst.mjs'
+import * as calls from './scenarios/calls.mjs'
+import * as latency from './scenarios/latency.mjs'
+import * as memory from './scenarios/memory.mjs'
+import * as noop from './scenarios/noop.mjs'
+import * as scale from './scenarios/scale.mjs'
+import * as throughput from './scenarios/throughput.mjs'
+import * as trace from './scenarios/trace.mjs'
 
 const SCENARIOS = ['boot', 'latency', 'throughput', 'burst', 'estimate', 'simulate', 'trace', 'memory', 'scale', 'fork']
 
@@ -182,594 +173,6 @@ function parseArgs(argv) {
 
 /** --no-anvil: the report leaves the anvil columns out. */
 let SKIP_ANVIL = false
-
-// ---------------------------------------------------------------------------------------------
-// Scenarios
-
-async function scenarioBoot(opts, P) {
-  const pairs = [
-    ['pcnode', 'pcnode(boot)'],
-    ['anvil', 'anvil(automine)'],
-  ].filter(([k]) => !(opts.noAnvil && k === 'anvil'))
-  const out = {}
-  for (const [k] of pairs) out[k] = { chainIdMs: [], engineReadyMs: [], errors: [] }
-  // One untimed warm-up spawn each (file cache), then interleaved runs.
-  for (let run = -1; run < P.bootRuns; run++) {
-    for (const [k, name] of pairs) {
-      const node = await startNode(name, opts, { waitReady: false })
-      try {
-        const chainIdMs = await waitForChainId(node, 30_000)
-        const readyMs = await waitForEngine(node, 30_000)
-        if (run >= 0) {
-          out[k].chainIdMs.push(round(chainIdMs, 1))
-          out[k].engineReadyMs.push(round(readyMs, 1))
-        }
-      } catch (e) {
-        out[k].errors.push(short(e.message, 300))
-      } finally {
-        await node.stop()
-      }
-    }
-  }
-  for (const k of Object.keys(out)) {
-    out[k].chainId = stats(out[k].chainIdMs)
-    out[k].engineReady = stats(out[k].engineReadyMs)
-  }
-  log(
-    `boot: ${Object.entries(out)
-      .map(([k, v]) => `${k} ${v.chainId.p50} ms`)
-      .join(', ')}`,
-  )
-  return out
-}
-
-/** One random instant in each of n equal slots of [0, period), in random order. */
-function stratifiedPhases(n, period) {
-  const phases = Array.from({ length: n }, (_, i) => ((i + Math.random()) * period) / n)
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1))
-    ;[phases[i], phases[j]] = [phases[j], phases[i]]
-  }
-  return phases
-}
-
-/** Sleeps until the wall clock's phase in a `period` ms cycle is `phase` (0 < sleep <= period). */
-async function sleepUntilPhase(phase, period) {
-  const t = performance.timeOrigin + now()
-  const wait = (((phase - (t % period)) % period) + period) % period
-  await sleep(wait < 1 ? wait + period : wait)
-}
-
-async function scenarioLatency(opts, P, set) {
-  const names = ['pcnode(interval 0)', 'pcnode(200ms)', 'anvil(automine)', 'anvil(bt 0.2)'].filter(
-    (n) => !(opts.noAnvil && n.startsWith('anvil')),
-  )
-  const out = {}
-  for (const name of names) {
-    out[name] = await withNode(name, opts, async (node) => {
-      const N = P.latencyCount
-      const total = []
-      const send = []
-      const polls = []
-      const errs = new ErrorLog()
-      let preconfirmed = 0
-      let statusOk = 0
-      const cpu = cpuMeter(node.pid)
-      const phases = stratifiedPhases(N, P.latencyJitterMs)
-      const deadline = now() + 300_000
-      for (let i = 0; i < N && now() < deadline; i++) {
-        await sleepUntilPhase(phases[i], P.latencyJitterMs)
-        const t0 = now()
-        let hash
-        try {
-          hash = await node.rpc('eth_sendRawTransaction', [set.raws[i]])
-        } catch (e) {
-          errs.add(e)
-          break
-        }
-        send.push(now() - t0)
-        let receipt = null
-        let np = 0
-        // First poll right after the send is answered, then every pollMs (start to start), up to 10 s.
-        for (; np < 100_000; ) {
-          const ps = now()
-          np++
-          try {
-            receipt = await node.rpc('eth_getTransactionReceipt', [hash])
-          } catch (e) {
-            errs.add(e)
-          }
-          if (receipt || now() - t0 > 10_000) break
-          const w = P.pollMs - (now() - ps)
-          if (w > 0) await sleep(w)
-        }
-        if (!receipt) {
-          errs.add(new RpcError(`no receipt for tx ${i} within 10 s`, 'RECEIPT_TIMEOUT'))
-          break
-        }
-        total.push(now() - t0)
-        polls.push(np)
-        if (receipt.status === '0x1') statusOk++
-        if (!receipt.blockHash || /^0x0*$/.test(receipt.blockHash)) preconfirmed++
-      }
-      const r = {
-        count: N,
-        completed: total.length,
-        receiptMs: stats(total),
-        sendRawMs: stats(send),
-        pollsPerTx: stats(polls),
-        statusOk,
-        preconfirmedReceipts: preconfirmed,
-        cpu: cpu(),
-        errors: errs.toJSON(),
-        samplesMs: total.map((x) => round(x, 3)),
-      }
-      log(`latency ${name}: p50 ${r.receiptMs.p50} ms, p99 ${r.receiptMs.p99} ms (${r.completed}/${N})`)
-      return r
-    })
-  }
-  return out
-}
-
-// The ceiling of any Node.js JSON-RPC server on this machine: a node:http server that parses each
-// body and answers a constant, doing none of a node's work (no decoding, recovery, pool or
-// execution). The throughput scenario sends it the same transactions the same way.
-const NOOP_SERVER = `
-const http = require('node:http')
-const result = '0x' + '00'.repeat(32)
-http.createServer((req, res) => {
-  const chunks = []
-  req.on('data', (c) => chunks.push(c))
-  req.on('end', () => {
-    const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-    const body = JSON.stringify({ jsonrpc: '2.0', id, result })
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
-  })
-}).listen(Number(process.argv[1]), '127.0.0.1')
-`
-
-/** Runs `fn(rpc)` against a no-op node:http server in a child process, stopped afterwards. */
-async function withNoopServer(fn) {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['-e', NOOP_SERVER, String(port)], { stdio: 'ignore' })
-  const rpc = makeRpc(port, 2000)
-  try {
-    const ready = now() + 10_000
-    while (
-      !(await rpc('eth_chainId').then(
-        () => true,
-        () => false,
-      ))
-    ) {
-      if (now() > ready) throw new Error('the no-op server did not start')
-      await sleep(20)
-    }
-    return await fn(rpc)
-  } finally {
-    rpc.close()
-    child.kill('SIGTERM')
-  }
-}
-
-/**
- * The same view call sent the same way to a no-op node:http server: what any Node.js server pays
- * before its own work, the floor under pcnode's call figures. Fresh (`warmups` = P.warmup, as the
- * first rows are measured), or warm (P.warmLong, as the warm rows).
- */
-function noopCallLatency(P, warmups) {
-  const to = recipient('floor', 0)
-  return withNoopServer((rpc) =>
-    seqLatency(P.estimateCount, warmups, now() + 60_000, () => rpc('eth_call', [{ to, data: '0x' }, 'latest'])),
-  )
-}
-
-function scenarioNoopCeiling(P, set) {
-  return withNoopServer(async (rpc) => {
-    const N = P.throughputCount
-    let answered = 0
-    const t0 = now()
-    await runPool(N, P.inFlight, t0 + 60_000, async (i) => {
-      await rpc('eth_sendRawTransaction', [set.raws[i]])
-      answered++
-    })
-    const acceptTps = round(answered / ((now() - t0) / 1000), 1)
-    log(`throughput no-op node:http server: answered ${answered}/${N} at ${acceptTps} req/s`)
-    return { answered, acceptTps }
-  })
-}
-
-async function scenarioThroughput(opts, P, set) {
-  const names = ['pcnode(200ms)', 'anvil(bt 0.2)', 'anvil(automine)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
-  const out = {}
-  for (const name of names) {
-    out[name] = await withNode(name, opts, async (node) => {
-      const N = P.throughputCount
-      const lat = new Array(N).fill(Number.NaN)
-      const ok = new Array(N).fill(false)
-      const errs = new ErrorLog()
-      let mismatched = 0
-      const cpu = cpuMeter(node.pid)
-      const t0 = now()
-      const lastHash = set.hashes[N - 1]
-      let inclusion = null
-      const deadline = t0 + 180_000
-      // Inclusion: one sender's transactions are included in nonce order, so the receipt of the
-      // highest nonce means all are served. Its poller starts once that send has been answered.
-      const startInclusionPoll = () => {
-        inclusion = waitReceipt(node, lastHash, Math.max(1000, deadline - now()), 2).then(
-          (r) => ({ ms: now() - t0, receipt: r }),
-          (e) => ({ ms: null, error: e }),
-        )
-      }
-      await runPool(N, P.inFlight, deadline, async (i) => {
-        const s = now()
-        try {
-          const h = await node.rpc('eth_sendRawTransaction', [set.raws[i]])
-          lat[i] = now() - s
-          ok[i] = true
-          if (String(h).toLowerCase() !== set.hashes[i]) mismatched++
-        } catch (e) {
-          lat[i] = now() - s
-          errs.add(e)
-        }
-        if (i === N - 1) startInclusionPoll()
-      })
-      const submitMs = now() - t0
-      if (!inclusion) startInclusionPoll()
-      const inc = await inclusion
-      const cpuUse = cpu()
-      const accepted = ok.filter(Boolean).length
-      // Untimed checks: every receipt, the sender's nonce.
-      const verify = await verifyReceipts(node, set.hashes.slice(0, N), 120_000)
-      const pendingNonce = await node.rpc('eth_getTransactionCount', [DEV[0].address, 'pending']).then(hexN, () => null)
-      let latestNonce = null
-      const until = now() + 6000
-      for (let i = 0; i < 200 && now() < until; i++) {
-        latestNonce = await node.rpc('eth_getTransactionCount', [DEV[0].address, 'latest']).then(hexN, () => null)
-        if (latestNonce === N) break
-        await sleep(50)
-      }
-      const mem = memOf(node.pid)
-      const r = {
-        count: N,
-        inFlight: P.inFlight,
-        accepted,
-        rejected: errs.count,
-        hashMismatches: mismatched,
-        submitMs: round(submitMs),
-        acceptTps: round(accepted / (submitMs / 1000), 1),
-        sendRawMs: stats(lat.filter((_, i) => ok[i])),
-        sendRawSamplesMs: lat.map((x) => round(x)),
-        allServedMs: inc.ms == null ? null : round(inc.ms),
-        allServedError: inc.error ? short(inc.error.message) : null,
-        servedTps: inc.ms == null ? null : round(N / (inc.ms / 1000), 1),
-        receipts: verify,
-        noneLost: verify.present === N && verify.success === N && pendingNonce === N && latestNonce === N,
-        pendingNonce,
-        latestNonce,
-        memory: mem,
-        cpu: cpuUse,
-        errors: errs.toJSON(),
-      }
-      log(
-        `throughput ${name}: accepted ${accepted}/${N} at ${r.acceptTps} tx/s, all served after ${r.allServedMs} ms, ` +
-          `receipts ${verify.success}/${N} ok, nonce ${pendingNonce}/${latestNonce}, RSS ${mem.rssMiB} MiB`,
-      )
-      return r
-    })
-  }
-  return out
-}
-
-async function scenarioBurst(opts, P, burst) {
-  // anvil automine last: it is the one expected to stall (and grow), and it is killed at the bound.
-  const names = ['pcnode(200ms)', 'anvil(bt 0.2)', 'anvil(automine)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
-  const boundS = opts.burstBoundS ?? P.burstBoundS
-  const out = {}
-  for (const name of names) {
-    out[name] = await withNode(name, opts, async (node) => {
-      const N = burst.raws.length
-      // Fund the senders (untimed), in nonce order, and wait for the last funding receipt.
-      let lastFund
-      for (const raw of burst.funding) lastFund = await node.rpc('eth_sendRawTransaction', [raw])
-      const fr = await waitReceipt(node, lastFund, 30_000, 5)
-      if (fr.status !== '0x1') throw new Error(`${name}: funding failed`)
-      // Wait until the funding is visible to the pool's balance checks (anvil bt: mined already).
-      const ok = new Array(N).fill(false)
-      const lat = new Array(N).fill(Number.NaN)
-      const errs = new ErrorLog()
-      const cpu = cpuMeter(node.pid)
-      const t0 = now()
-      const deadline = t0 + boundS * 1000
-      let memGuard = null
-      await runPool(N, P.inFlight, deadline, async (k) => {
-        const s = now()
-        try {
-          await node.rpc('eth_sendRawTransaction', [burst.raws[k]], 30_000)
-          ok[k] = true
-        } catch (e) {
-          errs.add(e)
-        }
-        lat[k] = now() - s
-      })
-      const submitMs = now() - t0
-      const accepted = ok.filter(Boolean).length
-      log(`burst ${name}: ${accepted}/${N} accepted in ${round(submitMs)} ms; waiting for the drain (bound ${boundS} s)`)
-      // Drain: poll each sender's last transaction until every one has a receipt, or the bound.
-      const remaining = new Set(burst.tails.map((k) => burst.hashes[k]))
-      let drainedMs = null
-      let lastProgress = now()
-      let peakRss = 0
-      for (let round_ = 0; round_ < 1_000_000 && now() < deadline; round_++) {
-        const s = now()
-        await Promise.all(
-          [...remaining].map((h) =>
-            node
-              .rpc('eth_getTransactionReceipt', [h], 10_000)
-              .then((r) => r && remaining.delete(h))
-              .catch(() => {}),
-          ),
-        )
-        if (remaining.size === 0) {
-          drainedMs = now() - t0
-          break
-        }
-        const mem = memOf(node.pid)
-        peakRss = Math.max(peakRss, mem.rssMiB ?? 0)
-        if ((mem.rssMiB ?? 0) > 8192) {
-          memGuard = `stopped waiting: node RSS ${mem.rssMiB} MiB > 8 GiB`
-          break
-        }
-        if (now() - lastProgress > 10_000) {
-          lastProgress = now()
-          log(
-            `burst ${name}: ${remaining.size} senders not drained after ${round((now() - t0) / 1000, 1)} s, RSS ${mem.rssMiB} MiB`,
-          )
-        }
-        const w = 20 - (now() - s)
-        if (w > 0) await sleep(w)
-      }
-      const cpuUse = cpu()
-      // Mined = sum of the senders' 'latest' nonces (they start at 0).
-      let mined = 0
-      let minedError = null
-      for (const key of burst.keys) {
-        try {
-          mined += hexN(await node.rpc('eth_getTransactionCount', [key.address, 'latest'], 10_000))
-        } catch (e) {
-          minedError = short(e.message)
-        }
-      }
-      const verify = drainedMs != null ? await verifyReceipts(node, burst.hashes, 120_000) : null
-      const mem = memOf(node.pid)
-      const r = {
-        count: N,
-        senders: burst.keys.length,
-        inFlight: P.inFlight,
-        boundS,
-        accepted,
-        rejected: errs.count,
-        submitMs: round(submitMs),
-        acceptTps: round(accepted / (submitMs / 1000), 1),
-        sendRawMs: stats(lat.filter((_, i) => ok[i])),
-        sendRawSamplesMs: lat.map((x) => round(x)),
-        drained: drainedMs != null && verify?.present === N,
-        drainMs: drainedMs == null ? null : round(drainedMs),
-        sendersNotDrained: remaining.size,
-        minedLatest: mined,
-        minedError,
-        memGuard,
-        receipts: verify,
-        memory: { ...mem, peakRssSeenMiB: Math.max(peakRss, mem.rssMiB ?? 0) },
-        cpu: cpuUse,
-        errors: errs.toJSON(),
-      }
-      log(
-        `burst ${name}: ${r.drained ? `drained in ${r.drainMs} ms` : `stalled: ${mined} of ${N} mined`}, ` +
-          `RSS ${mem.rssMiB} MiB (peak ${mem.peakRssMiB})`,
-      )
-      return r
-    })
-  }
-  return out
-}
-
-/** bench/scale.mjs: accounts, storage and blocks that grow, pcnode beside anvil. */
-async function scenarioScale(opts) {
-  const P = opts.quick ? SCALE_QUICK : SCALE_FULL
-  const out = {}
-  for (const name of ['pcnode(200ms)', 'anvil(automine)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))) {
-    out[name] = await withNode(name, opts, (node) =>
-      scaleRun(
-        {
-          node,
-          memOf,
-          log,
-          sender: DEV[1].address,
-          signTransfer: (nonce, to) => signTransfer(DEV[1], nonce, to),
-          waitReceipt,
-        },
-        P,
-      ),
-    )
-  }
-  return out
-}
-
-async function scenarioMemory(opts, P) {
-  const names = ['pcnode(20ms blocks)', 'pcnode(20ms, history 256)', 'anvil(bt 0.02)'].filter(
-    (n) => !(opts.noAnvil && n.startsWith('anvil')),
-  )
-  const out = {}
-  for (const name of names) {
-    out[name] = await withNode(name, opts, async (node) => {
-      await sleep(P.memoryWarmupS * 1000)
-      const sample = async () => ({ ...memOf(node.pid), block: hexN(await node.rpc('eth_blockNumber', [])) })
-      const a = await sample()
-      await sleep(P.memoryS * 1000)
-      const b = await sample()
-      const blocks = b.block - a.block
-      const kibPerBlock = blocks > 0 ? round(((b.rssMiB - a.rssMiB) * 1024) / blocks, 2) : null
-      log(`memory ${name}: ${blocks} blocks, RSS ${a.rssMiB} -> ${b.rssMiB} MiB, ${kibPerBlock} KiB/block`)
-      return { from: a, to: b, blocks, kibPerBlock }
-    })
-  }
-  return out
-}
-
-async function scenarioEstimateSimulate(opts, P, which) {
-  const names = ['pcnode(200ms)', 'anvil(automine)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
-  const out = { estimate: {}, simulate: {} }
-  const deployRaw = await DEV[2].signTransaction({
-    chainId: CHAIN_ID,
-    type: 'eip1559',
-    nonce: 0,
-    data: VIEW_INITCODE,
-    gas: 200_000n,
-    maxFeePerGas: MAX_FEE,
-    maxPriorityFeePerGas: TIP,
-  })
-  // The warm floor first: it also warms this process's own HTTP client, which otherwise would be
-  // cold for the first node measured (pcnode) and warm for the next (anvil).
-  const floorWarm = which.includes('estimate') ? await noopCallLatency(P, P.warmLong) : undefined
-  for (const name of names) {
-    await withNode(name, opts, async (node) => {
-      const deadline = now() + 300_000
-      if (which.includes('estimate')) {
-        // Deploy the view contract and wait until it is visible at 'latest' (pcnode: sealed, ≤ 2 s).
-        const hash = await node.rpc('eth_sendRawTransaction', [deployRaw])
-        const receipt = await waitReceipt(node, hash, 30_000, 5)
-        const address = receipt.contractAddress
-        if (receipt.status !== '0x1' || !address) throw new Error(`${name}: view contract deployment failed`)
-        for (let i = 0; i < 200; i++) {
-          const code = await node.rpc('eth_getCode', [address, 'latest'])
-          if (code && code !== '0x') break
-          await sleep(50)
-        }
-        // The warm rows send the same requests as the first ones: one function each.
-        const transfer = (to) => node.rpc('eth_estimateGas', [{ from: DEV[0].address, to, value: '0x1' }])
-        const isTransfer = (r) => hexN(r) === 21000
-        const viewCall = () => node.rpc('eth_call', [{ to: address, data: '0x' }, 'latest'])
-        const isView = (r) => String(r).toLowerCase() === VIEW_RESULT
-        const e = {}
-        e.transfer = await seqLatency(P.estimateCount, P.warmup, deadline, (i) => transfer(recipient('est', i)), isTransfer)
-        e.deploy = await seqLatency(
-          P.estimateCount,
-          P.warmup,
-          deadline,
-          () => node.rpc('eth_estimateGas', [{ from: DEV[0].address, data: HEAVY_INITCODE }]),
-          (r) => hexN(r) > 200_000 && hexN(r) < 300_000,
-        )
-        e.call = await seqLatency(P.estimateCount, P.warmup, deadline, viewCall, isView)
-        let fresh = 0 // a new recipient for every estimate, warm-ups included
-        e.transferWarm = await seqLatency(
-          P.estimateCount,
-          P.warmLong,
-          deadline,
-          () => transfer(recipient('est-warm', fresh++)),
-          isTransfer,
-        )
-        e.callWarm = await seqLatency(P.estimateCount, P.warmLong, deadline, viewCall, isView)
-        e.keccak = await inFlightRate(node, P.keccakSeconds, 16, () =>
-          node.rpc('eth_call', [{ to: KECCAK_AT, data: '0x' }, 'latest', { [KECCAK_AT]: { code: KECCAK_LOOP } }]),
-        )
-        log(
-          `estimate ${name}: transfer ${e.transfer.latencyMs.p50} ms, deploy ${e.deploy.latencyMs.p50} ms, call ${e.call.latencyMs.p50} ms, ` +
-            `keccak loop ${e.keccak.perSecond} calls/s (${e.keccak.cpuMsPerCall} ms CPU each)`,
-        )
-        out.estimate[name] = e
-      }
-      if (which.includes('simulate')) {
-        const payload = (rep) => {
-          const sender = recipient('simsender', rep % 4)
-          const calls = Array.from({ length: P.simulateCalls }, (_, c) => ({
-            from: sender,
-            to: recipient('sim', c),
-            value: '0x1',
-            gas: '0x5208',
-          }))
-          return [
-            {
-              blockStateCalls: [{ calls, stateOverrides: { [sender]: { balance: '0x3635c9adc5dea00000' } } }],
-              validation: false,
-              traceTransfers: false,
-              returnFullTransactions: false,
-            },
-            'latest',
-          ]
-        }
-        const check = (r) =>
-          Array.isArray(r) &&
-          r.length === 1 &&
-          r[0]?.calls?.length === P.simulateCalls &&
-          r[0].calls.every((c) => c.status === '0x1')
-        const simulate = (i) => node.rpc('eth_simulateV1', payload(i))
-        const s = await seqLatency(P.simulateCount, P.warmup, deadline, simulate, check)
-        delete s.firstResult
-        if (!s.unsupported && !s.error) {
-          s.warm = await seqLatency(P.simulateCount, P.simulateWarm, deadline, simulate, check)
-          delete s.warm.firstResult
-        }
-        log(
-          `simulate ${name}: ${s.unsupported ? `n/a (${s.error})` : `${s.latencyMs.p50} ms, warm ${s.warm?.latencyMs?.p50} ms`}`,
-        )
-        out.simulate[name] = s
-      }
-      return {}
-    })
-  }
-  if (which.includes('estimate')) out.callFloor = { warm: floorWarm, fresh: await noopCallLatency(P, P.warmup) }
-  return out
-}
-
-/**
- * debug_traceTransaction of the ~200k-gas looping deployment (HEAVY_INITCODE: 7692 turns of a
- * 7-opcode loop, ~54k steps): callTracer and the struct logger, each a median of traceCount.
- */
-async function scenarioTrace(opts, P) {
-  const names = ['pcnode(200ms)', 'anvil(steps tracing)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
-  const out = {}
-  const raw = await DEV[2].signTransaction({
-    chainId: CHAIN_ID,
-    type: 'eip1559',
-    nonce: 0,
-    data: HEAVY_INITCODE,
-    gas: 300_000n,
-    maxFeePerGas: MAX_FEE,
-    maxPriorityFeePerGas: TIP,
-  })
-  for (const name of names) {
-    out[name] = await withNode(name, opts, async (node) => {
-      const deadline = now() + 600_000
-      const hash = await node.rpc('eth_sendRawTransaction', [raw])
-      const receipt = await waitReceipt(node, hash, 30_000, 5)
-      if (receipt.status !== '0x1') throw new Error(`${name}: the traced transaction failed`)
-      const call = await seqLatency(
-        P.traceCount,
-        2,
-        deadline,
-        () => node.rpc('debug_traceTransaction', [hash, { tracer: 'callTracer' }], 60_000),
-        (r) => r?.type === 'CREATE' && hexN(r.gasUsed) === hexN(receipt.gasUsed),
-      )
-      let steps = null
-      const structLogs = await seqLatency(
-        P.traceCount,
-        2,
-        deadline,
-        () => node.rpc('debug_traceTransaction', [hash, {}], 60_000),
-        (r) => {
-          steps = r?.structLogs?.length ?? null
-          return steps > 50_000
-        },
-      )
-      delete call.firstResult
-      delete structLogs.firstResult
-      log(`trace ${name}: callTracer ${call.latencyMs.p50} ms, struct logs (${steps} steps) ${structLogs.latencyMs.p50} ms`)
-      return { gasUsed: hexN(receipt.gasUsed), steps, call, structLogs }
-    })
-  }
-  return out
-}
 
 // ---------------------------------------------------------------------------------------------
 // Fork mode: pcnode --fork-url beside anvil --fork-url, one upstream, 50 ms per upstream request
@@ -1463,6 +866,21 @@ function printReport(results) {
   return report
 }
 
+// The steps in the order they run, which is also their entries' order in --json. Each `run(ctx)`
+// resolves to the entries it adds to `scenarios`; `selectedBy`: the --only names that run it.
+const STEPS = [
+  boot,
+  latency,
+  throughput,
+  noop,
+  calls,
+  trace,
+  burst,
+  memory,
+  scale,
+  { name: 'fork', selectedBy: ['fork'], run: async ({ opts }) => ({ fork: await scenarioFork(opts) }) },
+]
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2))
   if (opts.help) {
@@ -1500,33 +918,17 @@ async function main() {
   const burst = want('burst') ? await burstSet(P.burstCount, P.burstSenders) : null
   results.signMs = round(now() - ts)
   if (needTransfers || burst) log(`pre-signed transactions in ${results.signMs} ms`)
-  const guarded = async (name, fn) => {
+  // A failed step is reported under its name; the others still run.
+  const ctx = { opts, P, transfers, burst }
+  for (const step of STEPS) {
+    if (!step.selectedBy.some(want)) continue
     try {
-      results.scenarios[name] = await fn()
+      Object.assign(results.scenarios, await step.run(ctx))
     } catch (e) {
-      log(`${name} failed: ${e.stack ?? e}`)
-      results.errors = [...(results.errors ?? []), { scenario: name, error: short(e.message, 500) }]
+      log(`${step.name} failed: ${e.stack ?? e}`)
+      results.errors = [...(results.errors ?? []), { scenario: step.name, error: short(e.message, 500) }]
     }
   }
-  if (want('boot')) await guarded('boot', () => scenarioBoot(opts, P))
-  if (want('latency')) await guarded('latency', () => scenarioLatency(opts, P, transfers))
-  if (want('throughput')) await guarded('throughput', () => scenarioThroughput(opts, P, transfers))
-  if (want('throughput')) await guarded('noopCeiling', () => scenarioNoopCeiling(P, transfers))
-  if (want('estimate') || want('simulate')) {
-    await guarded('calls', async () => {
-      const r = await scenarioEstimateSimulate(opts, P, opts.only)
-      if (want('estimate')) results.scenarios.estimate = r.estimate
-      if (want('estimate')) results.scenarios.callFloor = r.callFloor
-      if (want('simulate')) results.scenarios.simulate = r.simulate
-      return undefined
-    })
-    delete results.scenarios.calls
-  }
-  if (want('trace')) await guarded('trace', () => scenarioTrace(opts, P))
-  if (want('burst')) await guarded('burst', () => scenarioBurst(opts, P, burst))
-  if (want('memory')) await guarded('memory', () => scenarioMemory(opts, P))
-  if (want('scale')) await guarded('scale', () => scenarioScale(opts))
-  if (want('fork')) await guarded('fork', () => scenarioFork(opts))
   results.totalS = round((now() - t0) / 1000, 1)
   results.loadavgEnd = os.loadavg().map((x) => round(x))
   results.report = printReport(results)

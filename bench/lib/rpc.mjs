@@ -63,3 +63,31 @@ export function makeRpc(port, defaultTimeoutMs = 10_000) {
   rpc.close = () => agent.destroy()
   return rpc
 }
+
+/** One JSON-RPC batch request; throws on a transport error or any error answer. */
+export function rpcBatch(port, calls, timeoutMs) {
+  const body = JSON.stringify(calls.map(([method, params], i) => ({ jsonrpc: '2.0', id: i, method, params })))
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { hostname: '127.0.0.1', port, path: '/', method: 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        const chunks = []
+        res.on('data', (c) => chunks.push(c))
+        res.on('end', () => {
+          try {
+            const answers = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+            const failed = Array.isArray(answers) ? answers.find((a) => a.error) : answers
+            if (failed?.error || !Array.isArray(answers))
+              reject(new Error(JSON.stringify(failed?.error ?? answers).slice(0, 300)))
+            else resolve(answers.sort((a, b) => a.id - b.id).map((a) => a.result))
+          } catch (e) {
+            reject(e)
+          }
+        })
+      },
+    )
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)))
+    req.on('error', reject)
+    req.end(body)
+  })
+}
