@@ -1,10 +1,11 @@
 // The app's own endpoints, GET /typed-data/prepare and POST /typed-data/verify (SPEC, "Endpoints" and
 // "States and transitions"), as a table server.ts serves. Signatures are verified through viem's
 // public client pointed at the node's URL: the app is an ordinary client of the node.
-import { type Chain, createPublicClient, custom, http, isAddress, isHex, RpcRequestError } from 'viem'
+import { BaseError, type Chain, createPublicClient, custom, http, isAddress, RpcRequestError } from 'viem'
 import { type EndpointTable, HttpError } from './http.js'
-import { NonceStore } from './nonces.js'
-import { isAppDomain, prepareTypedData } from './typed-data.js'
+import type { NonceStore } from './nonces.js'
+import { appDomain, appTypes, prepareTypedData } from './typed-data.js'
+import { parseVerifyBody } from './verify-input.js'
 
 export type VerifyMode = 'full' | 'simple'
 
@@ -53,26 +54,38 @@ export function typedDataRoutes({ chain, rpcUrl, mode, nonces }: TypedDataRoutes
   }
 
   const verify = async (body: unknown) => {
-    const { typedData, signature, address, nonceKey } = parseVerifyBody(body, chainId)
-    const message = typedData.message as Record<string, unknown>
-    const expired = () => Number(message.expiry) < Math.floor(Date.now() / 1000)
+    const { rawMessage, message, signature, address, nonceKey } = parseVerifyBody(body, chainId)
+    const expired = () => message.expiry < BigInt(Math.floor(Date.now() / 1000))
+    // Step (3) of the SPEC's processing order. The payload names the user it was prepared for, so a
+    // signature is valid only from that user (for a smart wallet, the wallet's address): another
+    // signer's valid signature over it is an invalid one for this payload, the SPEC's 401 row.
+    // The signature is checked first, so "Invalid signature" alone still means it does not verify.
     const valid = async () => {
       const { client, state } = verifyingClient()
-      const ok = await client.verifyTypedData({
-        address,
-        domain: typedData.domain as never,
-        types: typedData.types as never,
-        primaryType: typedData.primaryType as never,
-        message: message as never,
-        signature,
-      })
+      let ok: boolean
+      try {
+        ok = await client.verifyTypedData({
+          address,
+          // The app's own domain and types (parseVerifyBody checked the payload's against them) and the
+          // message as values: what is hashed is exactly what the nonce key and expiry check read.
+          domain: appDomain(chainId),
+          types: appTypes,
+          primaryType: 'Authorization',
+          message,
+          signature,
+        })
+      } catch (error) {
+        throw state.unreachable ?? signatureError(error)
+      }
       if (!ok && state.unreachable) throw state.unreachable
+      if (ok && message.user !== address)
+        throw new HttpError(401, `Invalid signature: signed by ${address}, but the payload is for ${message.user}`)
       return ok
     }
     if (mode === 'simple') {
       if (!(await valid())) throw new HttpError(401, 'Invalid signature')
       if (expired()) throw new HttpError(401, 'Signature expired')
-      return { valid: true, message: 'Signature verified successfully', data: message }
+      return { valid: true, message: 'Signature verified successfully', data: rawMessage }
     }
     return nonces.withKey(nonceKey, async () => {
       if (nonces.has(nonceKey)) throw new HttpError(400, 'Nonce already used')
@@ -89,42 +102,16 @@ export function typedDataRoutes({ chain, rpcUrl, mode, nonces }: TypedDataRoutes
   }
 }
 
-interface VerifyInput {
-  typedData: { domain: unknown; types: Record<string, unknown>; primaryType: string; message: unknown }
-  signature: `0x${string}`
-  address: `0x${string}`
-  nonceKey: string
-}
-
-/** Checks the body's shape; every problem is a 400 that names it. */
-function parseVerifyBody(body: unknown, chainId: number): VerifyInput {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'Body must be a JSON object')
-  const { typedData, signature, address } = body as Record<string, unknown>
-  if (typeof typedData !== 'object' || typedData === null) throw new HttpError(400, 'Missing or invalid field: typedData')
-  const td = typedData as Record<string, unknown>
-  for (const field of ['domain', 'types', 'message'] as const) {
-    if (typeof td[field] !== 'object' || td[field] === null)
-      throw new HttpError(400, `Missing or invalid field: typedData.${field}`)
-  }
-  if (typeof td.primaryType !== 'string') throw new HttpError(400, 'Missing or invalid field: typedData.primaryType')
-  if (typeof signature !== 'string' || !isHex(signature) || signature.length < 4)
-    throw new HttpError(400, 'Missing or invalid field: signature')
-  if (typeof address !== 'string' || !isAddress(address)) throw new HttpError(400, 'Missing or invalid field: address')
-  if (!isAppDomain(td.domain, chainId))
-    throw new HttpError(400, 'Invalid domain: the payload was not prepared by this app on this chain')
-  const message = td.message as Record<string, unknown>
-  const nonce = message.nonce
-  if ((typeof nonce !== 'string' && typeof nonce !== 'number') || !/^[0-9]+$/.test(String(nonce))) {
-    throw new HttpError(400, 'Missing or invalid field: typedData.message.nonce')
-  }
-  const expiry = message.expiry
-  if ((typeof expiry !== 'string' && typeof expiry !== 'number') || !/^[0-9]+$/.test(String(expiry))) {
-    throw new HttpError(400, 'Missing or invalid field: typedData.message.expiry')
-  }
-  return {
-    typedData: td as VerifyInput['typedData'],
-    signature: signature as `0x${string}`,
-    address: address as `0x${string}`,
-    nonceKey: NonceStore.key(address, String(nonce)),
-  }
+/**
+ * What verifyTypedData threw, once the node was reached. Domain, types and message are the app's own
+ * and checked, so viem's and ox's errors (they carry a shortMessage: a wrapped signature that does not
+ * decode, a call the node refuses for its size) are about the signature: a 400. The node's internal
+ * error (JSON-RPC -32603) and anything else stay the server's fault, a 500.
+ */
+function signatureError(error: unknown): unknown {
+  const shortMessage = error instanceof Error ? (error as { shortMessage?: unknown }).shortMessage : undefined
+  if (typeof shortMessage !== 'string') return error
+  if (error instanceof BaseError && error.walk((e) => (e as { code?: unknown }).code === -32603)) return error
+  const reason = (error instanceof BaseError && error.details) || shortMessage
+  return new HttpError(400, `Missing or invalid field: signature (it cannot be checked: ${reason.slice(0, 200)})`)
 }

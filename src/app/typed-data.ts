@@ -32,6 +32,39 @@ export interface AppTypedData {
   message: { user: Address; action: string; resource: string; nonce: string; expiry: number }
 }
 
+/** A verified message's fields as values: the nonce and expiry as the uint256 the signature covers. */
+export type AppMessage = {
+  user: Address
+  action: string
+  resource: string
+  nonce: bigint
+  expiry: bigint
+}
+
+/** The primary type in EIP-712's encodeType form, for error messages. */
+export const APP_PRIMARY_TYPE_STRING = `Authorization(${appTypes.Authorization.map((f) => `${f.type} ${f.name}`).join(',')})`
+
+/**
+ * True when `types` are this app's: `Authorization` field for field, and `EIP712Domain` as the app
+ * declares it or absent (viem then derives it from the domain, which gives the same type). Other
+ * types would let a signature leave out the nonce or the expiry, so no other set is accepted.
+ */
+export function isAppTypes(types: unknown): boolean {
+  if (typeof types !== 'object' || types === null || Array.isArray(types)) return false
+  const t = types as Record<string, unknown>
+  const names = Object.keys(t)
+  if (!names.includes('Authorization') || names.some((name) => name !== 'Authorization' && name !== 'EIP712Domain')) return false
+  const same = (fields: unknown, expected: readonly { name: string; type: string }[]) =>
+    Array.isArray(fields) &&
+    fields.length === expected.length &&
+    fields.every((field, i) => {
+      if (typeof field !== 'object' || field === null) return false
+      const f = field as Record<string, unknown>
+      return f.name === expected[i].name && f.type === expected[i].type
+    })
+  return same(t.Authorization, appTypes.Authorization) && (!('EIP712Domain' in t) || same(t.EIP712Domain, appTypes.EIP712Domain))
+}
+
 export function appDomain(chainId: number): AppTypedData['domain'] {
   return { name: APP_DOMAIN_NAME, version: APP_DOMAIN_VERSION, chainId, verifyingContract: APP_VERIFYING_CONTRACT }
 }
