@@ -53,7 +53,10 @@ export async function startNode(options: NodeOptions = {}): Promise<StartedNode>
     backend.then((b) => b.table),
     logError,
   )
-  const server = await startRpcServer(dispatcher, resolved.host, resolved.port)
+  const server = await startRpcServer(dispatcher, resolved.host, resolved.port, {
+    allowOrigins: resolved.allowOrigins,
+    allowHosts: resolved.allowHosts,
+  })
   let node: DevNode
   try {
     node = (await backend).node

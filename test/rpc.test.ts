@@ -80,13 +80,14 @@ describe('JSON-RPC envelope', () => {
     expect((await node.rpc('eth_chainId')).result).toBe('0x7a69')
   })
 
-  it('serves CORS preflight and a GET banner', async () => {
+  it('serves CORS preflight to a loopback page and a GET banner', async () => {
+    // Other sites' pages are refused (origin.test.ts).
     const pre = await fetch(node.rpcUrl, {
       method: 'OPTIONS',
-      headers: { origin: 'http://example.test', 'access-control-request-method': 'POST' },
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' },
     })
     expect(pre.status).toBe(204)
-    expect(pre.headers.get('access-control-allow-origin')).toBe('*')
+    expect(pre.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
     const get = await fetch(node.rpcUrl)
     expect(get.status).toBe(200)
     expect(await get.text()).toMatch(/JSON-RPC/)

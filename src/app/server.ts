@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { createPublicClient, http, type PublicClient } from 'viem'
 import { pcnodeChain } from '../chain.js'
+import { AccessPolicy } from '../shared/access.js'
 import { type AppContext, HttpError, type RouteTable, readJson, send } from './http.js'
 import { NonceStore } from './nonces.js'
 import { renderPage } from './page.js'
@@ -28,6 +29,10 @@ export interface AppServerOptions {
   /** 'full' (default): nonce, expiry, signature; 'simple': signature, then expiry, no nonce tracking. */
   verifyMode?: VerifyMode
   log?: (line: string) => void
+  /** Browser origins allowed besides loopback pages, as the node's (docs/security.md); `*` any. */
+  allowOrigins?: string[]
+  /** Host names answered besides localhost and IP addresses, as the node's; `*` any. */
+  allowHosts?: string[]
   /** Extra routes (the smart-wallet helpers the page's passkey path uses); default: `passkeyRoutes` (wallet-routes.ts). */
   routes?: RouteTable
 }
@@ -51,6 +56,13 @@ export async function startAppServer(options: AppServerOptions): Promise<Started
   const nonces = new NonceStore(options.dataDir)
   const endpoints = typedDataRoutes({ chain, rpcUrl: options.rpcUrl, mode, nonces })
   const routes = options.routes ?? passkeyRoutes
+  // The node's Host and Origin rules: its own page is same-origin, other sites' pages are refused.
+  const access = new AccessPolicy({
+    boundHost: options.host ?? '127.0.0.1',
+    allowOrigins: options.allowOrigins,
+    allowHosts: options.allowHosts,
+    serverName: 'this app',
+  })
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
@@ -61,10 +73,12 @@ export async function startAppServer(options: AppServerOptions): Promise<Started
   })
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    res.setHeader('access-control-allow-origin', '*')
-    res.setHeader('access-control-allow-headers', 'content-type')
+    const refusal = access.check(req.headers)
+    if (refusal) throw new HttpError(refusal.status, refusal.message)
     const url = new URL(req.url ?? '/', 'http://localhost')
-    if (req.method === 'OPTIONS') return void res.writeHead(204).end()
+    if (req.method === 'OPTIONS') return void res.writeHead(204, access.corsHeaders(req.headers, true)).end()
+    const cors = access.corsHeaders(req.headers)
+    for (let i = 0; i < cors.length; i += 2) res.setHeader(cors[i], cors[i + 1])
     // The page and its config are not endpoints: another method on them falls through to the helper
     // routes, so it is a 404 (not a 405) unless one of them has the path.
     if (req.method === 'GET' && url.pathname === '/') {

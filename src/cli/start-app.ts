@@ -16,6 +16,9 @@ export interface AppFlags {
   /** Shared with the node: the app keeps its used nonces in <dir>/used-nonces.log. */
   dataDir?: string
   host: string
+  /** --allow-origin and --allow-host: the app answers the same pages and names as the node. */
+  allowOrigin: string[]
+  allowHost: string[]
 }
 
 export interface RunningApp {
@@ -58,6 +61,8 @@ export async function startAppForNode(
       chainId: node.chainId,
       dataDir: flags.dataDir,
       verifyMode: flags.verifyMode,
+      allowOrigins: flags.allowOrigin,
+      allowHosts: flags.allowHost,
       log,
     })
     const { join } = await import('node:path')

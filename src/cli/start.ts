@@ -4,6 +4,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander'
 import type { StartedNode } from '../index.js'
 import { DEFAULTS, genesisChainId, type NodeOptions } from '../node/options.js'
 import { getProfile } from '../node/profile.js'
+import { accessLines, collectHost, collectOrigin } from './start-access.js'
 import { type AppFlags, AppStartError, parseAppPort, parseVerifyMode, type RunningApp, startAppForNode } from './start-app.js'
 import { formatEther, parseAmount, parseBigInt, parseDuration, parseFraction, parseInteger, parseMilliseconds } from './units.js'
 
@@ -69,6 +70,9 @@ export function registerStart(program: Command): void {
     .description('start a local pre-confirming devnet')
     .option('-p, --port <port>', 'JSON-RPC port (HTTP and WebSocket); 0 picks a free one', parseInteger('port'), DEFAULTS.port)
     .option('--host <host>', 'address to listen on', DEFAULTS.host)
+    // Who may call the node besides loopback pages and names (start-access.ts, docs/security.md).
+    .option('--allow-origin <origin>', 'let web pages of this origin call the node (repeatable; * = any page)', collectOrigin, [])
+    .option('--allow-host <name>', 'answer requests for this Host name too (repeatable; * = any)', collectHost, [])
     .option('--chain-id <id>', 'chain id', parseInteger('chain id', 1), DEFAULTS.chainId)
     .option('-a, --accounts <n>', 'number of funded dev accounts', parseInteger('accounts'), DEFAULTS.accounts)
     .addOption(
@@ -250,6 +254,8 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
     preconfJitter: flags.preconfJitter,
     preconfRequeue: flags.preconfRequeue ?? false,
     preconfDropNotify: flags.preconfDropNotify ?? false,
+    allowOrigins: flags.allowOrigin,
+    allowHosts: flags.allowHost,
     silent: Boolean(quiet), // the library stays silent by default; the CLI shows hints and console.log
     logger: (line) => console.error(line),
   }
@@ -397,6 +403,7 @@ function banner(
       `${chalk.green('App')}        ${app.url} (typed-data example, verify mode ${app.verifyMode}${nonces})`,
     )
   }
+  lines.splice(lines.length - 1, 0, ...accessLines(chalk, options))
   return lines.join('\n')
 }
 

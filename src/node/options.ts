@@ -1,6 +1,7 @@
 // Node configuration: every CLI flag of `pcnode start` is one of these, with the same default.
 
 import { readFileSync } from 'node:fs'
+import { checkAllowHosts, checkAllowOrigins } from '../shared/access.js'
 import { DEFAULT_MNEMONIC } from './accounts.js'
 import { checkFaultSettings, DEFAULT_FAULT_SETTINGS, type PreconfFaultSettings } from './faults/settings.js'
 import type { ForkOptions } from './fork/options.js'
@@ -70,6 +71,13 @@ export interface NodeOptions {
   preconfRequeue?: boolean
   /** pcnode's explicit drop notification to pendingLogs / newFlashblockTransactions subscribers (Base sends none). */
   preconfDropNotify?: boolean
+  /**
+   * Browser origins allowed to call the node besides loopback pages (docs/security.md), e.g.
+   * `https://app.example`; `*` allows every web page (geth's --http.corsdomain / --ws.origins).
+   */
+  allowOrigins?: string[]
+  /** Host names the node answers to besides localhost and IP addresses; `*` any (geth's --http.vhosts). */
+  allowHosts?: string[]
   /** Print nothing (library default). */
   silent?: boolean
   /** Where log lines go when not silent. */
@@ -110,6 +118,8 @@ export const DEFAULTS: ResolvedOptions = {
   preconfJitter: DEFAULT_FAULT_SETTINGS.jitterMs,
   preconfRequeue: DEFAULT_FAULT_SETTINGS.requeue,
   preconfDropNotify: DEFAULT_FAULT_SETTINGS.notifyDropped,
+  allowOrigins: [],
+  allowHosts: [],
   silent: true,
 }
 
@@ -146,6 +156,8 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   if (!Number.isSafeInteger(resolved.stateInterval) || resolved.stateInterval < 0) throw new Error('state interval must be >= 0')
   if (!Number.isSafeInteger(resolved.stateHistory) || resolved.stateHistory < 0) throw new Error('state history must be >= 0')
   checkL1Fees(resolved)
+  resolved.allowOrigins = checkAllowOrigins(resolved.allowOrigins)
+  resolved.allowHosts = checkAllowHosts(resolved.allowHosts)
   checkFaultSettings(faultSettingsOf(resolved))
   return resolved
 }
