@@ -37,6 +37,7 @@ interface StartFlags extends AppFlags {
   forkBlockNumber?: bigint
   forkChainId?: number
   forkCache: boolean
+  remoteReset: boolean
   preconfDropRate: number
   preconfSeed: number
   preconfJitter: number
@@ -170,6 +171,7 @@ export function registerStart(program: Command): void {
       parseInteger('fork chain id', 1),
     )
     .option('--no-fork-cache', 'keep nothing read from the fork on disk')
+    .option('--no-remote-reset', "refuse anvil_reset onto a URL other than the fork's own (the node would fetch it)")
     // Pre-confirmation faults (src/node/faults, README "Pre-confirmation faults"): each one is logged as it happens.
     .option(
       '--preconf-drop-rate <rate>',
@@ -256,6 +258,7 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
     preconfDropNotify: flags.preconfDropNotify ?? false,
     allowOrigins: flags.allowOrigin,
     allowHosts: flags.allowHost,
+    allowRemoteReset: flags.remoteReset,
     silent: Boolean(quiet), // the library stays silent by default; the CLI shows hints and console.log
     logger: (line) => console.error(line),
   }

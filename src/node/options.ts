@@ -78,6 +78,12 @@ export interface NodeOptions {
   allowOrigins?: string[]
   /** Host names the node answers to besides localhost and IP addresses; `*` any (geth's --http.vhosts). */
   allowHosts?: string[]
+  /**
+   * anvil_reset may name a new upstream (`forking.jsonRpcUrl`), which the node then fetches
+   * (default true, as anvil and Hardhat do); false refuses any URL but the fork's own
+   * (--no-remote-reset). anvil_reset without a URL works either way.
+   */
+  allowRemoteReset?: boolean
   /** Print nothing (library default). */
   silent?: boolean
   /** Where log lines go when not silent. */
@@ -120,6 +126,7 @@ export const DEFAULTS: ResolvedOptions = {
   preconfDropNotify: DEFAULT_FAULT_SETTINGS.notifyDropped,
   allowOrigins: [],
   allowHosts: [],
+  allowRemoteReset: true,
   silent: true,
 }
 

@@ -47,9 +47,21 @@ function retryAfterMs(error: unknown): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
 }
 
+/**
+ * An answer that is not JSON (an HTML page, a proxy's error text). Only its HTTP status is named:
+ * the body is whatever the server at that URL sends, and a node must not hand it to its caller
+ * (anvil_reset lets a caller pick the URL). Not retried: the same server answers the same way.
+ */
+class NotJsonError extends Error {
+  constructor(readonly status: number | undefined) {
+    super(`the answer is not JSON${status === undefined ? '' : ` (HTTP ${status})`}`)
+  }
+}
+
 /** Why a transport failure happened, in a few words (viem's messages run over several lines). */
 function reason(error: unknown): string {
   if (error instanceof TimeoutError) return 'timed out'
+  if (error instanceof NotJsonError) return error.message
   if (error instanceof HttpRequestError || error instanceof RpcRequestError) {
     if (error.status) return `HTTP ${error.status}${error.status === 429 ? ' (rate limited)' : ''}`
     // fetch's TypeError, and under it the system's reason (ECONNREFUSED, a socket closed…).
@@ -101,12 +113,7 @@ export class Upstream {
         url,
         name,
         downUntil: 0,
-        client: getHttpRpcClient(url, {
-          timeout: this.o.timeoutMs,
-          onResponse: (response) => {
-            this.stats.bytesRead += Number(response.headers.get('content-length') ?? 0)
-          },
-        }),
+        client: getHttpRpcClient(url, { timeout: this.o.timeoutMs }),
       }
     })
   }
@@ -158,9 +165,18 @@ export class Upstream {
     let transport = 0
     return withRetry(
       async () => {
+        let status: number | undefined
         const response = await endpoint.client
-          .request({ body: { jsonrpc: '2.0', id: ++this.id, method, params } })
+          .request({
+            body: { jsonrpc: '2.0', id: ++this.id, method, params },
+            onResponse: (res) => {
+              status = res.status
+              this.stats.bytesRead += Number(res.headers.get('content-length') ?? 0)
+            },
+          })
           .catch((error: unknown) => {
+            // viem's JSON.parse failed on the body: its SyntaxError quotes the body's first bytes.
+            if (error instanceof HttpRequestError && error.cause instanceof SyntaxError) throw new NotJsonError(status)
             // Some providers send a JSON-RPC error with an HTTP 4xx status (viem: RpcRequestError).
             // Unless it is a rate limit, it is the upstream's answer, as on a 200 (an EIP-1898
             // refusal must reach the by-number fallback), not a failure of the endpoint.
