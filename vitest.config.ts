@@ -6,6 +6,8 @@ import { configDefaults, defineConfig } from 'vitest/config'
 const SLOW = [
   'test/state-file.test.ts',
   'test/browser.test.ts',
+  'test/browser-origin.test.ts',
+  'test/ws-backlog.test.ts',
   'test/cli-send.test.ts',
   'test/cli-start.test.ts',
   'test/cli-simulate.test.ts',
