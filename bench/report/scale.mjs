@@ -1,27 +1,26 @@
 // The report's table for the scale scenario (scenarios/scale.mjs).
 import { round } from '../lib/stats.mjs'
 
-/**
- * The report's lines for the scale scenario: pcnode beside anvil, as ratios. `aims` (the report's
- * aim makers) marks the rows issue 18 aims at: ratios to anvil, and the memory of an empty block.
- */
-export function scaleReport(results, line, aims) {
-  const pc = results['pcnode(200ms)']
-  const anvil = results['anvil(automine)']
-  if (!pc) return []
+export const name = 'scale'
+
+/** pcnode beside anvil, as ratios; the aims are ratios to anvil, and the memory of an empty block. */
+export function table(scale, _results, { line, aim, ratioAim }) {
+  const pc = scale['pcnode(200ms)']
+  const anvil = scale['anvil(automine)']
+  if (!pc) return ['']
   const a = (f) => (anvil ? [{ name: 'anvil', value: f(anvil) }] : [])
   // Rates, not totals: a phase stops at its time bound, so the nodes may reach different counts.
   const per = (n, total, each) => (n > 0 && total !== undefined ? round((total * each) / n) : undefined)
   // [label, value, unit, aim(pcnode's value, anvil's)]
   const rows = [
-    ['RSS at start (MiB)', (r) => r.rssStartMiB, 'MiB', (p, a) => aims.ratio('RSS at start', p, a, 2)],
+    ['RSS at start (MiB)', (r) => r.rssStartMiB, 'MiB', (p, a) => ratioAim('RSS at start', p, a, 2)],
     [
       'set accounts: ms per 1,000',
       (r) => per(r.accounts?.count, r.accounts?.seconds, 1e6),
       'ms',
-      (p, a) => aims.ratio('setting accounts', p, a, 3),
+      (p, a) => ratioAim('setting accounts', p, a, 3),
     ],
-    ['RSS after the accounts (MiB)', (r) => r.accounts?.rssMiB, 'MiB', (p, a) => aims.ratio('RSS after the accounts', p, a, 2)],
+    ['RSS after the accounts (MiB)', (r) => r.accounts?.rssMiB, 'MiB', (p, a) => ratioAim('RSS after the accounts', p, a, 2)],
     ['eth_getBalance p50 (ms)', (r) => r.balanceReadP50Ms, 'ms'],
     ['transfer send -> receipt p50 (ms)', (r) => r.transferP50Ms, 'ms'],
     ['anvil_mine 1,000 blocks (s)', (r) => r.mine1000S, 's'],
@@ -35,10 +34,11 @@ export function scaleReport(results, line, aims) {
       'RSS per empty block (KiB)',
       (r) => r.emptyBlocks?.kibPerBlock,
       'KiB',
-      (p) => aims.plain('RSS per empty block ≤ 4.5 KiB', p == null ? null : p <= 4.5),
+      (p) => aim('RSS per empty block ≤ 4.5 KiB', p == null ? null : p <= 4.5),
     ],
   ]
   return [
+    '',
     '== scale: accounts, storage and blocks that grow (each phase bounded)',
     ...Object.entries({ pcnode: pc, anvil }).flatMap(([name, r]) =>
       r
