@@ -3,7 +3,9 @@ import { invalidParams } from './errors.js'
 
 export { type Hex, toData, toFixed, toQuantity } from '../shared/hex.js'
 
-const HEX_DATA = /^0x([0-9a-fA-F]{2})*$/
+// Linear patterns only: a repeated group such as /^0x([0-9a-fA-F]{2})*$/ keeps a backtracking entry
+// per repetition and overflows V8's regexp stack on megabytes of data (a stack-size RangeError).
+const HEX_DATA = /^0x[0-9a-fA-F]*$/
 const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/
 
 export function hexToBytes(hex: string): Uint8Array {
@@ -27,11 +29,9 @@ export function isStrictQuantity(value: string): boolean {
 }
 
 export function parseData(value: unknown, name: string): Uint8Array {
-  if (typeof value !== 'string' || !HEX_DATA.test(value)) {
-    // Odd-length hex is accepted by geth for some fields; accept it too.
-    if (typeof value === 'string' && /^0x[0-9a-fA-F]*$/.test(value)) return hexToBytes(value)
+  // Odd-length hex is accepted by geth for some fields; accept it too (hexToBytes pads it).
+  if (typeof value !== 'string' || !HEX_DATA.test(value))
     throw invalidParams(`invalid argument ${name}: expected 0x-prefixed hex data`)
-  }
   return hexToBytes(value)
 }
 
