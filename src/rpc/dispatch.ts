@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 dispatch: parse, validate the envelope, route through the method table, shape
 // errors. Knows nothing of the chain; handlers do. Kept free of heavy imports so the server can
 // answer while the engine is still loading.
+import { jsonShapeProblem } from '../shared/json-shape.js'
 import { INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError, SERVER_ERROR, toRpcError } from './errors.js'
 
 export interface RpcContext {
@@ -28,6 +29,12 @@ interface Request {
 }
 
 const MAX_BATCH = 1000
+/**
+ * Deepest JSON a request may nest, checked on the text before JSON.parse builds it (which has no
+ * limit of its own). serde_json's recursion limit, so anvil and reth refuse the same; the deepest
+ * real request (eth_simulateV1 with access lists, in a batch) nests about ten levels.
+ */
+const MAX_JSON_DEPTH = 128
 
 export class Dispatcher {
   private table: MethodTable
@@ -54,6 +61,12 @@ export class Dispatcher {
 
   /** Handles one HTTP body or WebSocket message; undefined when nothing is to be sent back. */
   async handle(body: string, ctx: RpcContext = {}): Promise<string | undefined> {
+    // Shorter text cannot nest that deep: the scan runs only where it could find something.
+    const shape = body.length > MAX_JSON_DEPTH ? jsonShapeProblem(body, { maxDepth: MAX_JSON_DEPTH }) : undefined
+    if (shape) {
+      const error = { code: PARSE_ERROR, message: `parse error: the JSON ${shape.message}` }
+      return JSON.stringify({ jsonrpc: '2.0', id: null, error })
+    }
     let parsed: unknown
     try {
       parsed = JSON.parse(body)
@@ -66,8 +79,13 @@ export class Dispatcher {
       if (parsed.length > MAX_BATCH) {
         return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: SERVER_ERROR, message: 'batch too large' } })
       }
-      const responses = await Promise.all(parsed.map((r) => this.one(r as Request, ctx)))
-      const sent = responses.filter((r) => r !== undefined)
+      // One item after another, as geth answers a batch: a batch of heavy calls then holds the
+      // engine's queue for one call at a time, and other clients' requests take turns with it.
+      const sent: string[] = []
+      for (const item of parsed) {
+        const response = await this.one(item as Request, ctx)
+        if (response !== undefined) sent.push(response)
+      }
       return sent.length ? `[${sent.join(',')}]` : undefined
     }
     return this.one(parsed as Request, ctx)
