@@ -1,7 +1,10 @@
 // Loading: a parsed state document checked and converted for this node's chain, every problem
 // reported with its JSON path.
+import { constants } from 'node:buffer'
+import { getHeapStatistics } from 'node:v8'
 import { gunzipSync } from 'node:zlib'
 import { toData as hex } from '../../../shared/hex.js'
+import { jsonShapeProblem } from '../../../shared/json-shape.js'
 import { hexKey } from '../../bytes.js'
 import { type AccountDump, type Engine, logsBloom } from '../../engine/index.js'
 import { InvalidParamsError } from '../../errors.js'
@@ -66,19 +69,66 @@ function show(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text
 }
 
-/** JSON text (or hex of it, or gzip of it, as anvil_loadState may receive) → the parsed document. */
-export function parseStateText(input: string | Uint8Array): unknown {
+/**
+ * The most JSON text a state file read at start may hold: V8's longest string, which is also the
+ * most pcnode can write (it renders the file as one string).
+ */
+export const STATE_FILE_MAX_BYTES = constants.MAX_STRING_LENGTH
+/**
+ * The most JSON text anvil_loadState takes, gzip inflated. A request body holds at most 10 MiB, so
+ * 5 MiB of gzip as hex; pcnode's own state files compress about 8 to 1, so that is about 40 MiB of
+ * state. 128 MiB leaves room for states that compress better, and keeps a small gzip from
+ * inflating to gigabytes inside the node.
+ */
+export const LOAD_STATE_MAX_BYTES = 128 * 2 ** 20
+
+/**
+ * The shape a state text may have, checked before JSON.parse builds it. V8 ends the process (a
+ * fatal error, not an exception) on an array of more than 2^27 elements, and fills its heap long
+ * before that on dense ones: one array holds at most 2^24 elements, and the document at most as
+ * many values as the heap has room for at ~128 bytes each (an empty object costs ~70 bytes of
+ * heap for 3 bytes of text). A real state has one value per ~60 bytes of text, far below both.
+ */
+function stateShapeLimits() {
+  return {
+    maxDepth: 128,
+    maxArrayLength: 2 ** 24,
+    maxValues: Math.floor(getHeapStatistics().heap_size_limit / 128),
+  }
+}
+
+const MIB = 2 ** 20
+
+/**
+ * JSON text (or hex of it, or gzip of it, as anvil_loadState may receive) → the parsed document.
+ * Refuses text over `maxBytes` (once inflated) or shaped to exhaust V8, before parsing it.
+ */
+export function parseStateText(input: string | Uint8Array, maxBytes = LOAD_STATE_MAX_BYTES): unknown {
   let data: Uint8Array | string = input
   if (typeof data === 'string' && data.startsWith('0x')) {
     const buffer = Buffer.from(data.slice(2), 'hex')
     if (buffer.length * 2 !== data.length - 2) throw new StateFormatError('not valid hex')
     data = buffer
   }
+  const tooBig = () => new StateFormatError(`more than ${Math.round(maxBytes / MIB)} MiB of JSON, the most a state load takes`)
   if (typeof data !== 'string') {
-    const buffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-    data = (buffer[0] === 0x1f && buffer[1] === 0x8b ? gunzipSync(buffer) : buffer).toString('utf8')
+    let buffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    if (buffer[0] === 0x1f && buffer[1] === 0x8b) {
+      try {
+        buffer = gunzipSync(buffer, { maxOutputLength: maxBytes })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooBig()
+        throw new StateFormatError(`not valid gzip (${(error as Error).message})`)
+      }
+    }
+    if (buffer.length > maxBytes) throw tooBig()
+    data = buffer.toString('utf8')
+  } else if (data.length > maxBytes) {
+    throw tooBig()
   }
   if (data.trim() === '') throw new StateFormatError('empty (no JSON content)')
+  const shape = jsonShapeProblem(data, stateShapeLimits())
+  if (shape) throw new StateFormatError(`refused before parsing: the JSON ${shape.message}`)
   try {
     return JSON.parse(data)
   } catch (error) {

@@ -1,9 +1,9 @@
 // The state file on disk: crash-safe writes (a temporary file fsynced and renamed over the old one:
 // a crash leaves the previous or the new file, never a mix), cleanup after killed writers, reads,
 // and the periodic writer.
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { parseStateText } from './decode.js'
+import { parseStateText, STATE_FILE_MAX_BYTES } from './decode.js'
 
 let tmpCounter = 0
 
@@ -67,16 +67,23 @@ function alive(pid: number): boolean {
 
 /** The state file's parsed document, or undefined when there is no file yet. Errors name the file. */
 export async function readStateFile(file: string): Promise<unknown | undefined> {
-  let data: Buffer
+  let data: Buffer | undefined
+  let size = 0
   try {
-    data = await readFile(file)
+    // Sized before it is read: a file past the limit is refused without holding it in memory.
+    size = (await stat(file)).size
+    if (size <= STATE_FILE_MAX_BYTES) data = await readFile(file)
   } catch (error) {
     const e = error as NodeJS.ErrnoException
     if (e.code === 'ENOENT') return undefined
     throw new Error(`state file ${file}: cannot read it (${e.message})`)
   }
+  if (!data) {
+    const mib = (n: number) => Math.round(n / 2 ** 20)
+    throw new Error(`state file ${file}: ${mib(size)} MiB, more than the ${mib(STATE_FILE_MAX_BYTES)} MiB a state file may hold`)
+  }
   try {
-    return parseStateText(data)
+    return parseStateText(data, STATE_FILE_MAX_BYTES)
   } catch (error) {
     throw new Error(`state file ${file}: ${(error as Error).message}`)
   }
