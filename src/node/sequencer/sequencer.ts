@@ -11,6 +11,9 @@ import type { TxPool } from '../pool/pool.js'
 import type { BlockRecord } from '../types.js'
 import type { BlockProducer, FlashblockBudget } from './producer.js'
 
+/** The block clock's tasks go before queued requests: a seal waits at most for the running task. */
+const URGENT = { urgent: true }
+
 /**
  * How long one flashblock may run; the rest of the batch waits for the next one. A backlog gets
  * most of each interval's execution time, and a flashblock ends by the next tick even when
@@ -163,7 +166,7 @@ export class Sequencer {
   async start(): Promise<void> {
     if (this.running) return
     this.running = true
-    if (!this.halted) await this.engine.queue.run(() => this.producer.open())
+    if (!this.halted) await this.engine.queue.run(() => this.producer.open(), URGENT)
     this.arm()
   }
 
@@ -205,7 +208,7 @@ export class Sequencer {
     this.producer.preconfirming = true
     if (this.running) {
       this.disarm()
-      await this.engine.queue.run(() => this.producer.open())
+      await this.engine.queue.run(() => this.producer.open(), URGENT)
       this.arm()
     }
     return true
@@ -255,7 +258,7 @@ export class Sequencer {
       return this.flashing
     }
     const run = this.engine.queue
-      .run(() => this.flashNow(), { consistent: true })
+      .run(() => this.flashNow(), { consistent: true, urgent: true })
       .then(async (more) => {
         if (this.config.blockTime === 0) await this.seal()
         if (more) this.notify()
@@ -300,7 +303,7 @@ export class Sequencer {
     return this.engine.queue.run(async () => {
       await this.sealPending()
       if (this.preconfirming) await this.producer.open()
-    })
+    }, URGENT)
   }
 
   /**
