@@ -15,6 +15,7 @@ import { fastCrypto } from './crypto.js'
 import { type DepositInput, decodeDeposit, depositRecord, encodeDeposit } from './deposit.js'
 import { ForkLink, type ForkSource, ForkStateManager } from './fork-state.js'
 import { commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
+import { WeakHardforkListeners } from './hardfork-listeners.js'
 import { absentHeaderFields, BlockEnv, HeaderView, withdrawalRaw } from './header.js'
 import { installFastInterpreter } from './hooks/interpreter.js'
 import { SerialQueue } from './queue.js'
@@ -80,6 +81,8 @@ export class Engine {
   /** Where Solidity console.log calls go (the node prints them); executions opt in (`console: true`). */
   consoleLog: ((data: Uint8Array) => void) | undefined
   private readonly views = new Map<string, Promise<ExecView>>()
+  /** Views' VMs follow hardfork changes without the Common keeping them alive. */
+  private readonly viewListeners: WeakHardforkListeners
 
   private constructor(
     /** @internal ethereumjs' Common: hardfork rules and gas parameters. */
@@ -96,6 +99,7 @@ export class Engine {
     readonly genesisFile: GethGenesis | undefined,
   ) {
     this.live = new ExecView(vm, common, () => this.consoleLog)
+    this.viewListeners = new WeakHardforkListeners(common)
   }
 
   static async create(options: EngineConfig): Promise<Engine> {
@@ -217,7 +221,9 @@ export class Engine {
   async freshViewAt(stateRoot: Uint8Array): Promise<ExecView> {
     const sm = this.stateOver(new Caches())
     await sm.setStateRoot(stateRoot)
-    const vm = await createVM({ common: this.common, stateManager: sm, blockchain: this.blockHashes })
+    const vm = await this.viewListeners.adopt(() =>
+      createVM({ common: this.common, stateManager: sm, blockchain: this.blockHashes }),
+    )
     await installFastInterpreter(vm)
     return new ExecView(vm, this.common, () => this.consoleLog)
   }
