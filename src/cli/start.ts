@@ -4,6 +4,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander'
 import type { StartedNode } from '../index.js'
 import { DEFAULTS, genesisChainId, type NodeOptions } from '../node/options.js'
 import { getProfile } from '../node/profile.js'
+import { installCrashPolicy } from './crash-policy.js'
 import { accessLines, collectHost, collectOrigin } from './start-access.js'
 import { type AppFlags, AppStartError, parseAppPort, parseVerifyMode, type RunningApp, startAppForNode } from './start-app.js'
 import { formatEther, parseAmount, parseBigInt, parseDuration, parseFraction, parseInteger, parseMilliseconds } from './units.js'
@@ -295,6 +296,11 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
   }
   process.once('SIGINT', () => void stop('SIGINT'))
   process.once('SIGTERM', () => void stop('SIGTERM'))
+  // An error nothing caught: logged and served on, or (uncaught exception) the node stops as on a signal, writing --state.
+  installCrashPolicy(async () => {
+    await app?.stop()
+    await started.stop()
+  })
   if (spinner) spinner.succeed(`pcnode listening on ${started.rpcUrl}`)
   else if (!quiet) console.log(`pcnode listening on ${started.rpcUrl}`)
   if (flags.json) {
