@@ -199,7 +199,7 @@ describe.skipIf(skipReason !== undefined)(
                 headers: { 'content-type': 'application/json' },
                 body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
               })
-              return (await res.json()).result
+              return ((await res.json()) as { result: string }).result
             }
             const chainId = await call('eth_chainId')
             const hash = await call('eth_sendTransaction', [{ from, to: dead, value: '0x2' }])

@@ -232,7 +232,8 @@ describe('the node answers loopback pages and names only, unless told otherwise'
   })
 
   it('accepts WebSocket handshakes from loopback pages and from clients that send no Origin', async () => {
-    for (const headers of [{ origin: 'http://localhost:5173' }, { origin: 'http://127.0.0.1:4000' }, {}]) {
+    const cases: Array<Record<string, string>> = [{ origin: 'http://localhost:5173' }, { origin: 'http://127.0.0.1:4000' }, {}]
+    for (const headers of cases) {
       const shake = await handshake(node.wsUrl, headers)
       if (!('opened' in shake)) throw new Error(`refused ${JSON.stringify(headers)}: ${shake.status}`)
       expect((await wsCall(shake.opened, 'eth_chainId')).result).toBe('0x7a69')

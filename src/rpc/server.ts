@@ -150,6 +150,8 @@ let nextConnectionId = 1
 function attachWebSocket(server: Server, dispatcher: Dispatcher, policy: AccessPolicy, budget: BacklogBudget): void {
   const wssReady = import('ws').then(({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES }))
   server.on('upgrade', async (req, socket, head) => {
+    // No HTTP parser listens on an upgraded socket: a client's reset must not become an uncaught error.
+    socket.on('error', () => socket.destroy())
     const refusal = policy.check(req.headers)
     if (refusal) {
       const body = `${refusal.message}\n`
