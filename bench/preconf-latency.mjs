@@ -6,18 +6,18 @@
 //
 //   npm run build && node bench/preconf-latency.mjs            (N=100 transfers per case)
 //   N=20 INTERVALS=200 node bench/preconf-latency.mjs
+import { setTimeout as sleep } from 'node:timers/promises'
 import { keccak256 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import WebSocket from 'ws'
 import { startNode } from '../dist/index.js'
+import { fetchRpc } from './lib/rpc.mjs'
 
 const N = Math.min(Number(process.env.N ?? 100), 10_000)
 const INTERVALS = (process.env.INTERVALS ?? '200,0').split(',').map(Number)
 const WARMUP = 5
 const MAX_PAUSE_MS = 200
 const WAIT_LIMIT_MS = 10_000
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function stats(samples) {
   const s = [...samples].sort((a, b) => a - b)
@@ -28,19 +28,9 @@ function stats(samples) {
 
 const fmt = (ms) => `${ms.toFixed(1)} ms`
 
-async function rpc(url, method, params) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  const body = await res.json()
-  if (body.error) throw new Error(`${method}: ${body.error.message}`)
-  return body.result
-}
-
 async function measure(interval) {
   const node = await startNode({ port: 0, host: '127.0.0.1', blockTime: 2000, preconfInterval: interval, silent: true })
+  const rpc = fetchRpc(node.rpcUrl)
   const ws = new WebSocket(node.wsUrl)
   await new Promise((resolve, reject) => {
     ws.once('open', resolve)
@@ -85,7 +75,7 @@ async function measure(interval) {
       timer = setTimeout(() => reject(new Error(`no notification for ${hash}`)), WAIT_LIMIT_MS)
     })
     const t0 = performance.now()
-    await rpc(node.rpcUrl, 'eth_sendRawTransaction', [raw])
+    await rpc.call('eth_sendRawTransaction', [raw])
     const t1 = performance.now()
     const t2 = await notified
     clearTimeout(timer)
@@ -99,7 +89,7 @@ async function measure(interval) {
     await sleep(Math.random() * MAX_PAUSE_MS)
     const raw = await sign()
     const t0 = performance.now()
-    const receipt = await rpc(node.rpcUrl, 'eth_sendRawTransactionSync', [raw])
+    const receipt = await rpc.call('eth_sendRawTransactionSync', [raw])
     const t1 = performance.now()
     if (receipt.status !== '0x1') throw new Error(`transfer failed: ${JSON.stringify(receipt)}`)
     if (i >= WARMUP) toSyncAnswer.push(t1 - t0)

@@ -11,6 +11,8 @@ import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startNode } from '../dist/index.js'
+import { fetchRpc } from './lib/rpc.mjs'
+import { middle } from './lib/stats.mjs'
 
 const ACCOUNTS = Number(process.env.ACCOUNTS ?? 10_000)
 const BLOCKS = Number(process.env.BLOCKS ?? 1_000)
@@ -23,29 +25,7 @@ const LOGGER = '0x00000000000000000000000000000000000010c0'
 const dir = await mkdtemp(join(tmpdir(), 'pcnode-state-io-'))
 const file = join(dir, 'state.json')
 
-function client(url) {
-  let id = 0
-  const post = async (body) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-    return res.json()
-  }
-  return {
-    async call(method, params = []) {
-      const reply = await post({ jsonrpc: '2.0', id: ++id, method, params })
-      if (reply.error) throw new Error(`${method}: ${reply.error.message}`)
-      return reply.result
-    },
-    async batch(requests) {
-      const replies = await post(requests.map(([method, params]) => ({ jsonrpc: '2.0', id: ++id, method, params })))
-      const failed = replies.find((r) => r.error)
-      if (failed) throw new Error(failed.error.message)
-      return replies.map((r) => r.result)
-    },
-  }
-}
-
 const ms = (t0) => performance.now() - t0
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const fmt = (x) => `${x.toFixed(0)} ms`
 
 async function timed(rounds, fn) {
@@ -55,13 +35,13 @@ async function timed(rounds, fn) {
     await fn()
     times.push(ms(t0))
   }
-  return { median: median(times), min: Math.min(...times), times }
+  return { median: middle(times), min: Math.min(...times), times }
 }
 
 try {
   // --- build the state ---
   const node = await startNode({ ...QUIET, stateFile: file, stateInterval: 0 })
-  const rpc = client(node.rpcUrl)
+  const rpc = fetchRpc(node.rpcUrl)
   let t0 = performance.now()
   for (let i = 0; i < ACCOUNTS; i += 1000) {
     const requests = []
@@ -99,7 +79,7 @@ try {
   const loaded = await startNode({ ...QUIET, stateFile: file })
   const bootLoaded = ms(t0)
   const load = await timed(ROUNDS, () => loaded.node.dev.loadStateFile(file))
-  const check = client(loaded.rpcUrl)
+  const check = fetchRpc(loaded.rpcUrl)
   const headAfter = await check.call('eth_getBlockByNumber', ['latest', false])
   const logsAfter = await check.call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: LOGGER }])
   const probe = `0x${(0x100000 + ACCOUNTS - 1).toString(16).padStart(40, '0')}`

@@ -91,3 +91,28 @@ export function rpcBatch(port, calls, timeoutMs) {
     req.end(body)
   })
 }
+
+/**
+ * A JSON-RPC client over fetch, for the scripts that time a node running in their own process
+ * (state-io.mjs, preconf-latency.mjs): one request per call, as a plain fetch client sends it.
+ */
+export function fetchRpc(url) {
+  let id = 0
+  const post = async (body) => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    return res.json()
+  }
+  return {
+    async call(method, params = []) {
+      const reply = await post({ jsonrpc: '2.0', id: ++id, method, params })
+      if (reply.error) throw new Error(`${method}: ${reply.error.message}`)
+      return reply.result
+    },
+    async batch(requests) {
+      const replies = await post(requests.map(([method, params]) => ({ jsonrpc: '2.0', id: ++id, method, params })))
+      const failed = replies.find((r) => r.error)
+      if (failed) throw new Error(failed.error.message)
+      return replies.map((r) => r.result)
+    },
+  }
+}
