@@ -355,7 +355,7 @@ describe('the banner says what is open', () => {
   it('by default: loopback pages and names, no warning', () => {
     const lines = accessLines(plain, { host: '127.0.0.1', allowOrigins: [], allowHosts: [] })
     expect(lines).toEqual([
-      'Web pages:         only http://localhost:*, http://127.0.0.1:* may call this node (--allow-origin to open)',
+      'Web pages:         only http://localhost:* and http://127.0.0.1:* may call this node (--allow-origin to open)',
       'Host names:        localhost and IP addresses (--allow-host to add)',
     ])
   })
@@ -367,7 +367,7 @@ describe('the banner says what is open', () => {
     expect(lines[1]).toMatch(/^WARNING: any Host name is answered/)
     expect(lines[2]).toMatch(/^WARNING: listening on 0\.0\.0\.0: the node is reachable from the network/)
     const some = accessLines(plain, { host: 'devbox.lan', allowOrigins: ['https://app.example'], allowHosts: ['x.lan'] })
-    expect(some[0]).toContain('https://app.example may call this node')
+    expect(some[0]).toBe('Web pages:         http://localhost:*, http://127.0.0.1:* and https://app.example may call this node')
     expect(some[1]).toBe('Host names:        localhost, devbox.lan, x.lan and IP addresses')
     expect(some[2]).toMatch(/^WARNING: listening on devbox\.lan/)
   })

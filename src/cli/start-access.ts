@@ -38,10 +38,10 @@ export function accessLines(chalk: ChalkInstance, s: AccessSettings): string[] {
   if (s.allowOrigins.includes('*')) {
     lines.push(warn('any web page may call this node (--allow-origin *): a site you visit can send from the dev accounts'))
   } else {
-    const extra = s.allowOrigins.length ? `, ${s.allowOrigins.join(', ')}` : ''
-    lines.push(
-      `Web pages:         only http://localhost:*, http://127.0.0.1:*${extra} may call this node${extra ? '' : ' (--allow-origin to open)'}`,
-    )
+    const pages = ['http://localhost:*', 'http://127.0.0.1:*', ...s.allowOrigins]
+    const list = `${pages.slice(0, -1).join(', ')} and ${pages.at(-1)}`
+    const hint = s.allowOrigins.length ? '' : ' (--allow-origin to open)'
+    lines.push(`Web pages:         ${s.allowOrigins.length ? '' : 'only '}${list} may call this node${hint}`)
   }
   if (s.allowHosts.includes('*')) {
     lines.push(warn('any Host name is answered (--allow-host *): DNS rebinding can reach this node'))
