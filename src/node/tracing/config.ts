@@ -1,7 +1,7 @@
 // debug_trace*'s config object as geth decodes it (eth/tracers/api.go TraceConfig with the struct
 // logger's Config embedded; TraceCallConfig adds stateOverrides, blockOverrides, txIndex): field
 // names match case-insensitively, as encoding/json matches them, unknown fields are ignored, and
-// `timeout` is a Go duration ("5s" by default, "300ms", "1m30s").
+// `timeout` is a Go duration ("5s" by default, "300ms", "1m30s"), held to MAX_TIMEOUT_MS.
 import { InvalidParamsError, NodeError } from '../errors.js'
 import type { LoggerConfig } from './struct-logger.js'
 
@@ -23,6 +23,16 @@ export interface TraceCallConfig extends TraceConfig {
 /** geth's defaultTraceTimeout. */
 const DEFAULT_TIMEOUT_MS = 5000
 
+/** The longest a trace may run. geth takes any duration, but there a trace runs beside the node
+ * in its own goroutine; here a JS tracer's code runs on the node's thread, so its timeout is how
+ * long one request can hold the node up. A longer timeout is lowered to this (not refused): clients
+ * that habitually ask for minutes keep working, and a trace that needs more ends with geth's
+ * "execution timeout". 60 s is 12 times geth's default and covers tracing any gas-capped call. */
+export const MAX_TIMEOUT_MS = 60_000
+
+/** Go's time.Duration ceiling (2^63-1 ns), in ms: ParseDuration refuses longer ones. */
+const GO_MAX_DURATION_MS = 9_223_372_036_854.775
+
 const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
 
 /** Go's time.ParseDuration, in milliseconds; its error texts. */
@@ -40,6 +50,7 @@ export function parseDuration(text: string): number {
     total += Number(part[1]) * UNITS[part[2]]
     rest = rest.slice(part[0].length)
   }
+  if (!(total <= GO_MAX_DURATION_MS)) throw new NodeError(`time: invalid duration ${quoted}`)
   return m?.[1] === '-' ? -total : total
 }
 
@@ -99,7 +110,7 @@ export function parseTraceConfig(value: unknown, index: number, forCall = false)
       case 'timeout':
         if (v === null) break
         if (typeof v !== 'string') throw bad('timeout', 'string', v)
-        cfg.timeoutMs = parseDuration(v)
+        cfg.timeoutMs = Math.min(parseDuration(v), MAX_TIMEOUT_MS)
         break
       case 'tracerconfig':
         if (v !== null) cfg.tracerConfig = JSON.stringify(v)

@@ -233,10 +233,14 @@ export class Debugger {
         if (performance.now() > deadline) throw new TracerTimeout('execution timeout')
       },
     }
-    if (cfg.timeoutMs <= 0) throw new TracerTimeout('execution timeout')
-    await tracer.txStart?.(context)
-    const result = await execute(hooks)
-    await tracer.txEnd?.({ gasUsed: result.gasUsed })
-    return tracer.result()
+    try {
+      if (cfg.timeoutMs <= 0) throw new TracerTimeout('execution timeout')
+      await tracer.txStart?.(context)
+      const result = await execute(hooks)
+      await tracer.txEnd?.({ gasUsed: result.gasUsed })
+      return tracer.result()
+    } finally {
+      tracer.dispose?.()
+    }
   }
 }

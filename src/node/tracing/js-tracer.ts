@@ -4,13 +4,14 @@
 // tracer's code runs in js-sandbox.ts; this side answers its reads from the step being traced and
 // the state. geth's call order: step for every opcode (with getError() set when the opcode fails
 // before running: out of gas, stack), fault after an opcode that failed while running (REVERT
-// included), enter/exit for every frame but the transaction's, whose values go into ctx.
+// included), enter/exit for every frame but the transaction's, whose values go into ctx. While a
+// tracer with a step() runs, the event loop gets a turn every few tens of milliseconds, so other
+// clients are answered during a long trace.
 import type { StepInfo, TraceFrame, TraceFrameEnd } from '../engine/index.js'
 import { NodeError } from '../errors.js'
 import { contractAddress, create2Address } from './addresses.js'
 import { hex } from './format.js'
-import { JsSandbox } from './js-sandbox.js'
-import { isPush, opName } from './opcodes.js'
+import { JsSandbox, SandboxThrew, SandboxTimedOut, type StepScalars } from './js-sandbox.js'
 import type { Tracer, TxContext, TxEnd } from './tracer.js'
 
 /** A tracer call ran past the trace's timeout (geth's text). */
@@ -29,26 +30,38 @@ interface Scope {
 
 const bytesOf = (h: string) => Buffer.from(h.replace(/^0x/, ''), 'hex')
 
+/** How long step() calls run back to back before the event loop gets a turn. */
+const YIELD_EVERY_MS = 25
+
+const scalars = (step: StepInfo, error: string | undefined): StepScalars => ({
+  pc: step.pc,
+  gas: Number(step.gas),
+  cost: Number(step.cost),
+  depth: step.depth,
+  refund: Number(step.refund),
+  op: step.op,
+  error,
+})
+
 export class JsTracer implements Tracer {
-  private readonly sandbox: JsSandbox
-  private readonly shape: { step: boolean; frames: boolean }
+  private sandbox: JsSandbox | undefined
+  private shape = { step: false, frames: false }
+  private disposed = false
+  private lastYield = performance.now()
   private ctx!: TxContext
   private readonly scopes: Scope[] = []
   private failure: Error | undefined
   /** What `log` reads (the current step) and `frame`/`frameResult` read. */
   private cur: StepInfo | undefined
-  private curError: string | undefined
   private frame: TraceFrame | undefined
   private frameEnd: TraceFrameEnd | undefined
   private readonly values: Array<[string, 'bytes' | 'big' | 'plain', string | number | undefined]> = []
 
-  constructor(code: string, config: string, deadline: () => number) {
-    this.sandbox = new JsSandbox(
-      { read: (w, a, b) => this.safeRead(w, a, b), isPrecompiled: (a) => this.isPrecompiled(a) },
-      deadline,
-    )
-    this.shape = this.guard('setup', () => this.sandbox.load(code, config), true)
-  }
+  constructor(
+    private readonly code: string,
+    private readonly config: string,
+    private readonly deadline: () => number,
+  ) {}
 
   readonly hooks = {
     enter: (frame: TraceFrame) => this.enter(frame),
@@ -56,8 +69,17 @@ export class JsTracer implements Tracer {
     step: (step: StepInfo) => this.step(step),
   }
 
-  txStart(ctx: TxContext): void {
+  async txStart(ctx: TxContext): Promise<void> {
     this.ctx = ctx
+    // The engine loads once, asynchronously; the tracer's code is evaluated before execution, as
+    // geth's newJsTracer does.
+    const sandbox = await JsSandbox.create(
+      { read: (w, a, b) => this.safeRead(w, a, b), isPrecompiled: (a) => this.isPrecompiled(a) },
+      this.deadline,
+    )
+    if (this.disposed) return sandbox.dispose()
+    this.sandbox = sandbox
+    this.shape = this.guard('setup', () => sandbox.load(this.code, this.config), true)
     if (ctx.blockHash) {
       this.values.push(['blockHash', 'bytes', hex(ctx.blockHash)])
       if (ctx.txHash) {
@@ -96,7 +118,7 @@ export class JsTracer implements Tracer {
     }
     if (!this.shape.frames || this.failure) return
     this.frame = frame
-    this.guard('enter', () => this.sandbox.call('enter'))
+    this.guard('enter', () => this.sandbox?.call0('enter'))
   }
 
   private exit(end: TraceFrameEnd): void {
@@ -105,8 +127,7 @@ export class JsTracer implements Tracer {
     if (end.error !== undefined && last && last.error === undefined && !this.failure) {
       // geth's OnFault: the opcode that was running when the frame failed.
       this.cur = last
-      this.curError = end.error
-      this.guard('fault', () => this.sandbox.call('fault'))
+      this.guard('fault', () => this.sandbox?.step(scalars(last, end.error), 'fault'))
     }
     if (end.depth === 0) {
       if (end.error !== undefined) this.values.push(['error', 'plain', end.error])
@@ -115,7 +136,7 @@ export class JsTracer implements Tracer {
     }
     if (!this.shape.frames || this.failure) return
     this.frameEnd = end
-    this.guard('exit', () => this.sandbox.call('exit'))
+    this.guard('exit', () => this.sandbox?.call0('exit'))
   }
 
   private step(step: StepInfo): void | Promise<void> {
@@ -123,6 +144,12 @@ export class JsTracer implements Tracer {
     if (scope) scope.last = step
     if (!this.shape.step || this.failure) return
     const warm = this.prefetch(step)
+    const now = performance.now()
+    if (now - this.lastYield > YIELD_EVERY_MS) {
+      this.lastYield = now
+      const turn = new Promise<unknown>((resolve) => setImmediate(resolve))
+      return (warm ? Promise.all([warm, turn]) : turn).then(() => this.runStep(step))
+    }
     if (warm) return warm.then(() => this.runStep(step))
     this.runStep(step)
   }
@@ -144,8 +171,7 @@ export class JsTracer implements Tracer {
   private runStep(step: StepInfo): void {
     if (this.failure) return
     this.cur = step
-    this.curError = step.error
-    this.guard('step', () => this.sandbox.call('step'))
+    this.guard('step', () => this.sandbox?.step(scalars(step, step.error)))
   }
 
   /** Runs a sandbox call; a timeout stops the trace, a throw becomes the result's error (geth's onError). */
@@ -153,12 +179,19 @@ export class JsTracer implements Tracer {
     try {
       return fn()
     } catch (error) {
-      if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new TracerTimeout('execution timeout')
-      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
-      if (rethrow) throw new TracerFailure(message.replace(/^Error: /, ''))
-      this.failure ??= new TracerFailure(`${message}    in server-side tracer function '${name}'`)
+      if (error instanceof SandboxTimedOut) throw new TracerTimeout('execution timeout')
+      if (!(error instanceof SandboxThrew)) throw error
+      // At load, geth answers the evaluation's error or its shape check as is.
+      if (rethrow) throw new TracerFailure(error.shape ? error.message : error.message.replace(/^Error: /, ''))
+      this.failure ??= new TracerFailure(`${error.message}    in server-side tracer function '${name}'`)
       return undefined as T
     }
+  }
+
+  /** Frees the tracer's realm (the trace is over, answered or not). */
+  dispose(): void {
+    this.disposed = true
+    this.sandbox?.dispose()
   }
 
   private isPrecompiled(address: string): boolean {
@@ -169,7 +202,7 @@ export class JsTracer implements Tracer {
     try {
       return this.read(what, a, b)
     } catch (error) {
-      return `\u0000${(error as Error).message}`
+      return `\u0001${(error as Error).message}`
     }
   }
 
@@ -177,24 +210,6 @@ export class JsTracer implements Tracer {
     const step = this.cur
     const scope = this.scopes.at(-1)
     switch (what) {
-      case 'pc':
-        return step?.pc
-      case 'gas':
-        return step ? Number(step.gas) : undefined
-      case 'cost':
-        return step ? Number(step.cost) : undefined
-      case 'depth':
-        return step?.depth
-      case 'refund':
-        return step ? Number(step.refund) : undefined
-      case 'error':
-        return this.curError
-      case 'op':
-        return step?.op
-      case 'opName':
-        return step ? opName(step.op) : undefined
-      case 'isPush':
-        return step ? isPush(step.op) : false
       case 'stackLength':
         return step?.stack.length ?? 0
       case 'peek': {
@@ -294,7 +309,7 @@ export class JsTracer implements Tracer {
 
   result(): unknown {
     if (this.failure) throw this.failure
-    const json = this.guard('result', () => this.sandbox.result(this.values))
+    const json = this.guard('result', () => this.sandbox?.result(this.values))
     if (this.failure) throw this.failure
     return json === undefined ? null : JSON.parse(json)
   }

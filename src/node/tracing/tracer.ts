@@ -48,4 +48,6 @@ export interface Tracer {
   txEnd?(end: TxEnd): void | Promise<void>
   /** The tracer's JSON result (geth's GetResult). */
   result(): unknown
+  /** Frees what the tracer holds once the trace is over, answered or failed. */
+  dispose?(): void
 }
