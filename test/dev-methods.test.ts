@@ -17,7 +17,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
-import { openSocket, sleep, startTestNode, type TestNode, testClient, waitForReceipt } from './helpers.js'
+import { openSocket, poll, sleep, startTestNode, type TestNode, testClient, waitForReceipt } from './helpers.js'
 
 // PUSH0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: returns storage slot 0.
 const SLOT0_RETURNER = '0x5f5460005260206000f3'
@@ -45,16 +45,6 @@ async function deployCounter(node: TestNode, start = 1n): Promise<Address> {
   const hash = await node.wallet(0).deployContract({ abi: counterAbi, bytecode: counterBytecode, args: [start] })
   const receipt = await waitForReceipt(node, hash)
   return receipt.contractAddress as Address
-}
-
-async function poll<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await fn()
-    if (ok(value)) return value
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms (last: ${String(value)})`)
-    await sleep(10)
-  }
 }
 
 describe('dev methods: accounts, blocks and time (mode anvil)', () => {
@@ -370,6 +360,7 @@ describe('dev methods: impersonation', () => {
     const sealed = await poll(
       () => node.publicClient.getTransactionReceipt({ hash: call }),
       (r) => r.blockHash !== zeroHash,
+      { timeoutMs: 5000, what: 'the impersonated call sealed' },
     )
     expect((await node.publicClient.getBlock({ blockHash: sealed.blockHash })).transactions).toContain(call)
 
@@ -418,6 +409,7 @@ describe('dev methods: mining modes', () => {
     const receipt = await poll(
       () => node.publicClient.getTransactionReceipt({ hash }).catch(() => undefined),
       (r) => r !== undefined && r.blockHash !== zeroHash,
+      { timeoutMs: 5000, what: 'the automined block' },
     )
     expect(receipt?.blockNumber).toBe(start + 1n)
 
@@ -439,7 +431,7 @@ describe('dev methods: mining modes', () => {
     await poll(
       () => blockNumber(node),
       (n) => n >= start + 2n,
-      4000,
+      { timeoutMs: 4000, what: 'two interval-mined blocks' },
     )
     await test.setIntervalMining({ interval: 0 })
     expect((await config()).mining).toBe(false)
@@ -452,7 +444,7 @@ describe('dev methods: mining modes', () => {
     await poll(
       () => blockNumber(node),
       (n) => n >= stopped + 3n,
-      2000,
+      { timeoutMs: 2000, what: 'three blocks at the 100 ms block time' },
     )
     await test.request({ method: 'pcnode_setPreconfInterval', params: ['0x0'] } as never)
     expect(await config()).toEqual({ mining: true, blockTime: 100, preconfInterval: 0 })

@@ -14,7 +14,16 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { emitterInitCode, openSocket, PING, type RawSocket, startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import {
+  emitterInitCode,
+  openSocket,
+  PING,
+  poll,
+  type RawSocket,
+  startTestNode,
+  type TestNode,
+  waitForReceipt,
+} from './helpers.js'
 
 describe('Flashblocks RPC as Base serves it now', () => {
   let node: TestNode
@@ -177,10 +186,7 @@ describe('Flashblocks RPC as Base serves it now', () => {
     const inner = node.node.sendRawTransaction.bind(node.node)
     node.node.sendRawTransaction = async (raw: Uint8Array) => {
       const hash = await inner(raw)
-      await new Promise<void>((resolve) => {
-        const check = () => (node.node.getReceipt(hash) ? resolve() : setTimeout(check, 5))
-        check()
-      })
+      await poll(() => node.node.getReceipt(hash), undefined, { what: 'the transaction pre-confirmed', intervalMs: 5 })
       return hash
     }
     try {

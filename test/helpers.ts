@@ -17,6 +17,7 @@ import {
   zeroHash,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll } from 'vitest'
 import { type NodeOptions, type StartedNode, startNode } from '../src/index.js'
 
 function walletFor(chain: Chain, url: string, privateKey: `0x${string}`) {
@@ -57,37 +58,80 @@ export async function startTestNode(options: NodeOptions = {}): Promise<TestNode
   return { ...started, chain, publicClient, wallet, rpc, raw }
 }
 
+/**
+ * A test node for the enclosing describe block: started in a beforeAll, stopped in an afterAll.
+ * The returned object is filled in when it starts, so tests and later hooks use it as a TestNode
+ * (hooks registered after this call run after the start and, vitest running after-hooks in
+ * reverse, before the stop).
+ */
+export function useTestNode(options: NodeOptions = {}, { timeoutMs }: { timeoutMs?: number } = {}): TestNode {
+  const node = {} as TestNode
+  let started: TestNode | undefined
+  beforeAll(async () => {
+    started = await startTestNode(options)
+    Object.assign(node, started)
+  }, timeoutMs)
+  afterAll(() => started?.stop())
+  return node
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Polls eth_getTransactionReceipt (viem's waitForTransactionReceipt waits for a new block number first). */
-export async function waitForReceipt(node: TestNode, hash: `0x${string}`, timeoutMs = 10_000) {
+export interface PollOptions {
+  /** Throws once this long has passed without `ok` holding (default 10 s: generous on a loaded machine). */
+  timeoutMs?: number
+  /** Named in the timeout error. */
+  what?: string
+  /** Pause between attempts (default 10 ms). */
+  intervalMs?: number
+}
+
+/**
+ * Calls `fn` until `ok` holds for its value (by default: until it returns something other than
+ * undefined or null) and returns that value; throws after `timeoutMs`. Every wait in the tests
+ * goes through here: they wait on what they can observe, never on a fixed sleep.
+ */
+export function poll<T>(fn: () => T | Promise<T>, ok?: undefined, options?: PollOptions): Promise<NonNullable<T>>
+export function poll<T>(fn: () => T | Promise<T>, ok: (value: T) => boolean, options?: PollOptions): Promise<T>
+export async function poll<T>(
+  fn: () => T | Promise<T>,
+  ok: (value: T) => boolean = (value) => value !== undefined && value !== null,
+  { timeoutMs = 10_000, what = 'a condition', intervalMs = 10 }: PollOptions = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const receipt = await node.publicClient.getTransactionReceipt({ hash }).catch(() => undefined)
-    if (receipt) return receipt
-    if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${timeoutMs} ms`)
-    await sleep(5)
+    const value = await fn()
+    if (ok(value)) return value
+    if (Date.now() > deadline) {
+      const last = typeof value === 'object' || typeof value === 'function' ? '' : ` (last: ${String(value)})`
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last}`)
+    }
+    await sleep(intervalMs)
   }
+}
+
+/** Polls eth_getTransactionReceipt (viem's waitForTransactionReceipt waits for a new block number first). */
+export function waitForReceipt(node: TestNode, hash: Hex, timeoutMs = 10_000) {
+  return poll(() => node.publicClient.getTransactionReceipt({ hash }).catch(() => undefined), undefined, {
+    timeoutMs,
+    what: `the receipt of ${hash}`,
+    intervalMs: 5,
+  })
 }
 
 /** Polls `check` until it holds; throws after `timeoutMs`. */
 export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
+  await poll(check, (held) => held, { timeoutMs, what })
 }
 
 /** The receipt once the block holding the transaction is sealed (a real block hash). */
 export async function waitForSealed(node: TestNode, hash: Hex, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const receipt = await waitForReceipt(node, hash, timeoutMs)
-    if (receipt.blockHash !== zeroHash) return receipt
-    if (Date.now() > deadline) throw new Error(`${hash} not sealed within ${timeoutMs} ms`)
-    await sleep(20)
-  }
+  const receipt = await poll(
+    () => node.publicClient.getTransactionReceipt({ hash }).catch(() => undefined),
+    (found) => found !== undefined && found.blockHash !== zeroHash,
+    { timeoutMs, what: `${hash} sealed`, intervalMs: 20 },
+  )
+  return receipt!
 }
 
 /** viem's test actions (anvil_*, evm_*, hardhat_*) against a test node. */
