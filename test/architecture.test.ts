@@ -1,9 +1,11 @@
-// The shape the code must keep: no import cycle anywhere in src/, and ethereumjs only behind the
-// engine boundary (src/node/engine/), in static, dynamic and type-only imports alike.
+// The shape the code must keep: no import cycle anywhere in src/, ethereumjs only behind the
+// engine boundary (src/node/engine/), in static, dynamic and type-only imports alike, and the
+// folders of src/ in layers that import only downward.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from './cli.js'
+import { isLocal, moduleImports, resolveLocal } from './imports.js'
 
 const SRC = join(ROOT, 'src')
 
@@ -15,18 +17,13 @@ function sourceFiles(dir: string): string[] {
   })
 }
 
-const IMPORT = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
-
 /** Each source file's specifiers (relative ones resolved to .ts paths). */
 function imports(file: string): { local: string[]; packages: string[] } {
-  const local: string[] = []
-  const packages: string[] = []
-  for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-    const spec = m[1] ?? m[2]
-    if (spec.startsWith('.')) local.push(resolve(dirname(file), spec).replace(/\.js$/, '.ts'))
-    else packages.push(spec)
+  const found = moduleImports(file)
+  return {
+    local: found.filter((i) => isLocal(i.specifier)).map((i) => resolveLocal(file, i.specifier)),
+    packages: found.filter((i) => !isLocal(i.specifier)).map((i) => i.specifier),
   }
-  return { local, packages }
 }
 
 /** Strongly connected components with more than one file (Tarjan's algorithm): the import cycles. */
@@ -65,6 +62,102 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return out
 }
 
+const VOCABULARY = ['types', 'errors', 'bytes', 'header-fields', 'fees', 'accounts', 'derive-accounts', 'profile', 'events'].map(
+  (name) => `src/node/${name}.ts`,
+)
+
+/**
+ * The layers of src/, bottom first: a folder (ending in /), a file, or a group of files. A file
+ * imports values only from its own layer or the ones below it. The node's vocabulary (its records,
+ * errors, byte and fee arithmetic, accounts and events) sits under everything that computes, the
+ * engine under every service that drives it, the facade (node.ts) over all of them.
+ */
+const LAYERS: readonly (string | readonly string[])[] = [
+  'src/shared/',
+  'src/contracts/',
+  'src/chain.ts',
+  VOCABULARY,
+  'src/node/engine/',
+  'src/node/chain/',
+  'src/node/hints.ts',
+  'src/node/pool/',
+  'src/node/opstack/',
+  'src/node/sequencer/',
+  'src/node/snapshot.ts',
+  'src/node/context.ts',
+  'src/node/execution/',
+  'src/node/tracing/',
+  'src/node/faults/',
+  'src/node/options.ts',
+  'src/node/storage/',
+  'src/node/fork/',
+  'src/node/dev/',
+  'src/node/genesis/',
+  'src/node/fee-history.ts',
+  'src/node/node.ts',
+  'src/rpc/',
+  'src/app/',
+  'src/index.ts',
+  'src/cli/',
+]
+
+/** Type-only imports allowed to point up the layers: leaf types that live in a higher folder. */
+const UPWARD_TYPE_IMPORTS = [
+  'src/node/context.ts → src/node/dev/cheats.ts',
+  'src/node/context.ts → src/node/dev/time.ts',
+  'src/node/context.ts → src/node/fork/fork.ts',
+  'src/node/context.ts → src/node/options.ts',
+  'src/node/options.ts → src/node/fork/options.ts',
+  'src/node/pool/admission.ts → src/node/context.ts',
+]
+
+/**
+ * Value imports that point up the layers today: the EVM opcode table lives in tracing/, above
+ * the engine that steps through it. This list may only shrink: a new upward value import fails,
+ * and so does an entry whose import has gone (remove it).
+ */
+const KNOWN_UPWARD_VALUE_IMPORTS = [
+  'src/node/engine/hooks/trace-geth.ts → src/node/tracing/opcodes.ts',
+  'src/node/engine/hooks/trace.ts → src/node/tracing/opcodes.ts',
+]
+
+/** A file-to-file import (repository-relative paths); type-only when no import between them is a value. */
+interface Edge {
+  from: string
+  to: string
+  typeOnly: boolean
+}
+
+function layerOf(layers: readonly (string | readonly string[])[], file: string): number[] {
+  const holds = (entry: string) => (entry.endsWith('/') ? file.startsWith(entry) : file === entry)
+  return layers.flatMap((layer, index) => ((typeof layer === 'string' ? [layer] : layer).some(holds) ? [index] : []))
+}
+
+/** The imports that point from a lower layer to a higher one, as "from → to", sorted. */
+function upward(layers: readonly (string | readonly string[])[], edges: Edge[]): { value: string[]; type: string[] } {
+  const value: string[] = []
+  const type: string[] = []
+  for (const { from, to, typeOnly } of edges) {
+    if (layerOf(layers, from)[0] < layerOf(layers, to)[0]) (typeOnly ? type : value).push(`${from} → ${to}`)
+  }
+  return { value: value.sort(), type: type.sort() }
+}
+
+function importEdges(files: string[]): Edge[] {
+  const edges = new Map<string, Edge>()
+  for (const file of files) {
+    const from = relative(ROOT, file)
+    for (const { specifier, typeOnly } of moduleImports(file)) {
+      if (!isLocal(specifier)) continue
+      const to = relative(ROOT, resolveLocal(file, specifier))
+      const seen = edges.get(`${from} ${to}`)
+      if (seen) seen.typeOnly &&= typeOnly
+      else edges.set(`${from} ${to}`, { from, to, typeOnly })
+    }
+  }
+  return [...edges.values()]
+}
+
 describe('architecture', () => {
   const files = sourceFiles(SRC)
 
@@ -98,6 +191,42 @@ describe('architecture', () => {
     expect(
       files.filter((f) => f.startsWith(engine) && imports(f).packages.some((p) => p.startsWith('@ethereumjs/'))).length,
     ).toBeGreaterThan(5)
+  })
+
+  describe('layers', () => {
+    const edges = importEdges(files)
+    const found = upward(LAYERS, edges)
+
+    it('places every file of src/ in exactly one layer', () => {
+      const misplaced = files.map((f) => relative(ROOT, f)).filter((f) => layerOf(LAYERS, f).length !== 1)
+      expect(misplaced).toEqual([])
+      expect(edges.length).toBeGreaterThan(200)
+    })
+
+    it('imports values only downward (the known upward ones may only go)', () => {
+      console.log(`layers: ${found.value.length} upward value imports, ${found.type.length} upward type-only imports`)
+      expect(found.value.filter((edge) => !KNOWN_UPWARD_VALUE_IMPORTS.includes(edge))).toEqual([])
+      const gone = KNOWN_UPWARD_VALUE_IMPORTS.filter((edge) => !found.value.includes(edge))
+      expect(gone, 'these upward imports are gone: remove them from KNOWN_UPWARD_VALUE_IMPORTS').toEqual([])
+    })
+
+    it('imports types upward only where listed', () => {
+      expect(found.type).toEqual([...UPWARD_TYPE_IMPORTS].sort())
+    })
+
+    it('finds an upward import when there is one (the check can fail)', () => {
+      const layers = ['src/low/', ['src/mid.ts', 'src/mid2.ts'], 'src/high/']
+      expect(layerOf(layers, 'src/mid2.ts')).toEqual([1])
+      expect(layerOf(layers, 'src/other.ts')).toEqual([])
+      expect(
+        upward(layers, [
+          { from: 'src/high/a.ts', to: 'src/low/b.ts', typeOnly: false },
+          { from: 'src/mid.ts', to: 'src/mid2.ts', typeOnly: false },
+          { from: 'src/low/b.ts', to: 'src/mid.ts', typeOnly: false },
+          { from: 'src/mid2.ts', to: 'src/high/a.ts', typeOnly: true },
+        ]),
+      ).toEqual({ value: ['src/low/b.ts → src/mid.ts'], type: ['src/mid2.ts → src/high/a.ts'] })
+    })
   })
 
   // patches/ (applied by patch-package at `npm ci`, through the prepare script), V8 slow paths:

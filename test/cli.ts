@@ -1,7 +1,6 @@
 // Running the pcnode command line in tests: the built CLI (test/global-setup.ts builds dist/ once
 // before any test file runs) or the sources through tsx.
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -29,21 +28,5 @@ export function runNode(lead: string[], args: string[], timeoutMs = 30_000): Pro
 /** The built CLI, as a user runs it. */
 export const pcnode = (args: string[], timeoutMs?: number) => runNode([BIN], args, timeoutMs)
 
-/** Relative imports of a built module followed transitively; `staticOnly` skips import() expressions. */
-export function importGraph(entry: string, staticOnly = false): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>()
-  const packages = new Set<string>()
-  const visit = (file: string) => {
-    if (files.has(file)) return
-    files.add(file)
-    const source = readFileSync(file, 'utf8')
-    for (const m of source.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
-      const spec = m[1] ?? m[2]
-      if (staticOnly && m[2]) continue
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec))
-      else packages.add(spec)
-    }
-  }
-  visit(entry)
-  return { files, packages }
-}
+/** What a built module loads (the CLI tests check that commands keep the engine out). */
+export { importGraph } from './imports.js'
