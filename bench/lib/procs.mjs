@@ -30,7 +30,7 @@ export const CONFIGS = {
     args: ['--block-time', '20ms', '--preconf-interval', '20ms', '--state-history', '256'],
   },
   'anvil(bt 0.02)': { kind: 'anvil', args: ['--block-time', '0.02'] },
-  // What the boot figure spawns: the bare commands of the issue.
+  // What the boot figure spawns: the bare command, no flags.
   'pcnode(boot)': { kind: 'pcnode', args: [] },
 }
 
@@ -159,7 +159,7 @@ export async function withNode(name, opts, fn) {
   }
 }
 
-/** A spawned process tracked like the nodes (stopped at exit), its port from its banner or given. */
+/** A spawned process tracked like the nodes (stopped at exit), its JSON-RPC on `port`. */
 export async function spawnTracked(name, cmd, args, env, port) {
   const t0 = now()
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } })

@@ -8,7 +8,7 @@ export function table(estimate, results, { ratioAim, beside }) {
   const L = []
   L.push('', `== sequential calls, median of ${results.params.estimateCount} (after ${results.params.warmup} warm-ups)`)
   const e = (n, k) => estimate[n]?.[k]?.latencyMs.p50
-  // aimed: [the aim's name, the largest pcnode/anvil ratio] (issue 18)
+  // aimed: [the aim's name, the largest pcnode/anvil ratio]
   const row = (label, k, aimed) =>
     beside(label, (n) => e(n, k), 'ms', aimed && ratioAim(aimed[0], e('pcnode(200ms)', k), e('anvil(automine)', k), aimed[1]))
   L.push(row('eth_estimateGas transfer p50', 'transfer', ['transfer estimate', 2]))

@@ -40,13 +40,21 @@ export async function run({ opts }) {
   return { scale: out }
 }
 
-/** Runs the phases on a started node. */
+/** Runs the phases on a started node, in order; each adds its figures to the result. */
 async function scaleRun(node, P) {
   const bound = P.phaseBoundS * 1000
   const out = { rssStartMiB: memOf(node.pid).rssMiB }
+  await accountsPhases(node, P, bound, out)
+  await mineAndDumpPhases(node, bound, out)
+  await storagePhase(node, P, bound, out)
+  await blocksPhase(node, P, bound, out)
+  return out
+}
 
+/** N fresh accounts, random balance reads among them, then sequential transfers. */
+async function accountsPhases(node, P, bound, out) {
   // accounts
-  let t = now()
+  const t = now()
   let done = 0
   while (done < P.accounts && now() - t < bound) {
     const calls = []
@@ -79,7 +87,11 @@ async function scaleRun(node, P) {
     sends.push(now() - s)
   }
   out.transferP50Ms = p50(sends)
+}
 
+/** 1,000 blocks mined on that state, then the state dumped. */
+async function mineAndDumpPhases(node, bound, out) {
+  let t
   // mine
   t = now()
   await node.rpc('anvil_mine', [hex(1000)], bound)
@@ -90,10 +102,12 @@ async function scaleRun(node, P) {
   const dump = await node.rpc('anvil_dumpState', [], bound)
   out.dump = { seconds: round((now() - t) / 1000), MiB: round(dump.length / 2 / 2 ** 20) }
   log(`scale ${node.name}: mine 1000 in ${out.mine1000S} s, dump ${out.dump.MiB} MiB in ${out.dump.seconds} s`)
+}
 
-  // storage
+/** M storage slots in one contract, then eth_call of random ones. */
+async function storagePhase(node, P, bound, out) {
   await node.rpc('anvil_setCode', [STORE, SLOAD_RUNTIME])
-  t = now()
+  const t = now()
   let slots = 0
   while (slots < P.storageSlots && now() - t < bound) {
     const calls = []
@@ -113,11 +127,13 @@ async function scaleRun(node, P) {
   }
   out.storage.callP50Ms = p50(calls)
   log(`scale ${node.name}: ${slots} slots in ${out.storage.seconds} s, call p50 ${out.storage.callP50Ms} ms`)
+}
 
-  // blocks
+/** B empty blocks mined in requests of 10,000: time and RSS growth per block. */
+async function blocksPhase(node, P, bound, out) {
   const before = memOf(node.pid).rssMiB
   const head0 = Number(BigInt(await node.rpc('eth_blockNumber', [])))
-  t = now()
+  const t = now()
   let mined = 0
   try {
     while (mined < P.emptyBlocks && now() - t < bound) {
@@ -138,5 +154,4 @@ async function scaleRun(node, P) {
     kibPerBlock: blocks > 0 ? round(((after - before) * 1024) / blocks) : null,
   }
   log(`scale ${node.name}: ${blocks} empty blocks in ${out.emptyBlocks.seconds} s, ${out.emptyBlocks.kibPerBlock} KiB/block`)
-  return out
 }
