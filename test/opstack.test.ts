@@ -136,7 +136,7 @@ describe('Base blocks (profile base)', () => {
         to: L1_BLOCK,
         gas: 1_000_000n,
         mint: 0n,
-        isSystemTx: false,
+        isSystemTx: undefined, // left out when false, as reth (op-alloy) serves it
       })
       expect(deposit.input.slice(0, 10)).toBe('0x3db6be2b') // setL1BlockValuesJovian
       expect((deposit.input.length - 2) / 2).toBe(178)

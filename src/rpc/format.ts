@@ -47,11 +47,13 @@ export function txTypeFields(tx: TxRecord): TxFields {
     if (tx.type !== 0) out.yParity = toQuantity(tx.v)
   }
   if (tx.deposit) {
-    // OP deposits (op-geth's RPCTransaction): no signature, so v, r and s are zero.
+    // OP deposits as reth (Base's node) serves them through op-alloy's TxDeposit: no signature, so
+    // v, r, s and yParity are zero; isSystemTx is a quantity, left out when false. op-alloy reads it
+    // only as a quantity, so a JSON `false` fails the whole block in alloy clients (cast run).
     out.sourceHash = toData(tx.deposit.sourceHash)
     out.mint = toQuantity(tx.deposit.mint)
-    out.isSystemTx = tx.deposit.isSystemTx
-    out.v = out.r = out.s = '0x0'
+    if (tx.deposit.isSystemTx) out.isSystemTx = '0x1'
+    out.v = out.r = out.s = out.yParity = '0x0'
   }
   return out
 }
