@@ -147,26 +147,31 @@ describe('reverts, proofs and access lists (viem, cast)', () => {
     }
   })
 
-  it('eth_createAccessList as geth computes it: touched slots, not sender/recipient/precompiles (viem, cast)', async () => {
+  it("eth_createAccessList as geth computes it: every touched slot, the recipient's too; no sender, recipient or precompile accounts (viem, cast)", async () => {
     const data = encodeFunctionData({ abi: counterAbi, functionName: 'increase', args: [2n] })
     const from = node.accounts[1].address
     const result = await node.publicClient.createAccessList({ account: from, to: counter, data })
-    // increase() reads and writes slot 0 of the counter itself, which is `to`: nothing to list.
-    expect(result.accessList).toEqual([])
+    // increase() reads and writes slot 0 of the counter itself: listed, though it is `to` (geth
+    // leaves out only address-only entries of the sender, recipient and precompiles).
+    const slot0 = `0x${'0'.repeat(64)}` as Hex
+    expect(result.accessList).toEqual([{ address: counter.toLowerCase(), storageKeys: [slot0] }])
     expect(result.gasUsed).toBeGreaterThan(21_000n)
     // A call whose code reads another account's storage lists that account and slot.
     const reader = '0x00000000000000000000000000000000000000bb'
     // PUSH20 counter EXTCODESIZE POP PUSH1 0 SLOAD POP STOP — touches the counter's code, and its own slot 0.
     const code = `0x73${counter.slice(2)}3b5060005450` as Hex
     const viaOverride = await node.rpc('eth_createAccessList', [{ from, to: reader }, 'latest', { [reader]: { code } }])
-    expect(viaOverride.result.accessList).toEqual([{ address: counter.toLowerCase(), storageKeys: [] }])
+    expect(viaOverride.result.accessList).toEqual([
+      { address: reader, storageKeys: [slot0] },
+      { address: counter.toLowerCase(), storageKeys: [] },
+    ])
     // A revert still answers, with geth's error text.
     const failing = encodeFunctionData({ abi: counterAbi, functionName: 'fail' })
     const reverted = await node.rpc('eth_createAccessList', [{ from, to: counter, data: failing }])
     expect(reverted.result.error).toBe('execution reverted')
     const run = await cast(['access-list', counter, 'increase(uint256)', '2', '--from', from, '--rpc-url', node.rpcUrl, '--json'])
     expect(run.stderr).toBe('')
-    expect(JSON.parse(run.stdout).accessList).toEqual([])
+    expect(JSON.parse(run.stdout).accessList).toEqual([{ address: counter.toLowerCase(), storageKeys: [slot0] }])
   })
 })
 

@@ -11,6 +11,7 @@ import {
   type ExecView,
   type RollupFees,
   refusalOf,
+  type TraceHooks,
 } from '../engine/index.js'
 import { ExecutionError, InvalidParamsError, RevertError } from '../errors.js'
 import type { AccountOverride, BlockOverrides, CallRequest, HeaderFields, StateOverrides } from '../types.js'
@@ -162,14 +163,14 @@ export function runReverted(
   req: CallRequest,
   gas: bigint,
   nonce: bigint,
-  options: { validateBalance: boolean; overrides?: StateOverrides; accessList?: boolean; console?: boolean; rollup?: RollupFees },
+  options: { validateBalance: boolean; overrides?: StateOverrides; trace?: TraceHooks; console?: boolean; rollup?: RollupFees },
 ): Promise<CallOutcome> {
   return reverted(view, options.overrides, async () => {
     const result = await view.call(req, gas, nonce, env, {
       skipNonce: true,
       skipBalance: !options.validateBalance,
       skipBlockGasLimit: true,
-      accessList: options.accessList,
+      trace: options.trace,
       console: options.console,
       rollup: options.rollup,
     })
