@@ -29,10 +29,12 @@ async function rpcAt(url: string, method: string, params: unknown[]): Promise<Js
   return res.json()
 }
 
-/** anvil writes memory, refund and returnData even when empty; geth leaves them out (omitempty). */
+/**
+ * anvil writes refund and returnData even when empty; geth leaves them out (omitempty). An empty
+ * memory is `[]` on both (reth's, which anvil shares).
+ */
 function gethOmitsEmpty(log: Json): Json {
   const out = { ...log }
-  if (Array.isArray(out.memory) && out.memory.length === 0) delete out.memory
   if (out.refund === 0) delete out.refund
   if (out.returnData === '0x') delete out.returnData
   return out

@@ -1,8 +1,9 @@
 // The default tracer: geth's struct logger (eth/tracers/logger/logger.go, as of the execution-apis
 // opcode-trace spec): one entry per opcode with pc, op, gas, gasCost, depth, error, stack,
-// returnData, memory (32-byte 0x words, the last padded), storage (the contract's slots read or
-// written so far, on SLOAD/SSTORE only) and refund; `limit` caps the output's size in bytes (geth
-// stops logging once the entries it has written exceed it), not the number of entries.
+// returnData, memory (32-byte 0x words, the last padded; `[]` when empty, as reth gives it),
+// storage (the contract's slots read or written so far, on SLOAD/SSTORE only) and refund; `limit`
+// caps the output's size in bytes (geth stops logging once the entries it has written exceed it),
+// not the number of entries.
 import type { StepInfo, TraceFrameEnd } from '../engine/index.js'
 import { goJsonLength, hex, sortedObject, word } from './format.js'
 import { OPS, opName } from './opcodes.js'
@@ -87,7 +88,9 @@ export class StructLogger implements Tracer {
       error: step.error,
       stack: this.cfg.disableStack ? undefined : step.stack.map((v) => `0x${v.toString(16)}`),
       returnData: this.cfg.enableReturnData && step.returnData.length > 0 ? hex(step.returnData) : undefined,
-      memory: this.cfg.enableMemory && step.memory.length > 0 ? memoryWords(step.memory) : undefined,
+      // `[]` while memory is empty, as reth (Base's node) and anvil give it; geth >= 1.15.6 leaves
+      // it out, which clients written for geth read as empty anyway.
+      memory: this.cfg.enableMemory ? memoryWords(step.memory) : undefined,
       storage: undefined,
       refund: step.refund === 0n ? undefined : Number(step.refund),
     }
