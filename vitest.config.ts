@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config'
 
-// Two projects. `unit`: the everyday loop (`npx vitest run --project unit`). `slow`: the tests
+// Two projects. `quick`: the everyday loop (`npx vitest run --project quick`). `slow`: the tests
 // that spawn many processes (the built CLI), SIGKILL the node or drive a browser. A plain
 // `vitest run` (npm test) runs both, each file once.
 const SLOW = [
@@ -25,7 +25,7 @@ export default defineConfig({
       {
         test: {
           ...common,
-          name: 'unit',
+          name: 'quick',
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...SLOW],
         },
