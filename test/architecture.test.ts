@@ -112,14 +112,10 @@ const UPWARD_TYPE_IMPORTS = [
 ]
 
 /**
- * Value imports that point up the layers today: the EVM opcode table lives in tracing/, above
- * the engine that steps through it. This list may only shrink: a new upward value import fails,
- * and so does an entry whose import has gone (remove it).
+ * Value imports that point up the layers. This list may only shrink: a new upward value import
+ * fails, and so does an entry whose import has gone (remove it).
  */
-const KNOWN_UPWARD_VALUE_IMPORTS = [
-  'src/node/engine/hooks/trace-geth.ts → src/node/tracing/opcodes.ts',
-  'src/node/engine/hooks/trace.ts → src/node/tracing/opcodes.ts',
-]
+const KNOWN_UPWARD_VALUE_IMPORTS: readonly string[] = []
 
 /** A file-to-file import (repository-relative paths); type-only when no import between them is a value. */
 interface Edge {

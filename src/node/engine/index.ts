@@ -1,5 +1,5 @@
 // The engine's public surface: what the rest of the node may use. Everything behind it is
-// ethereumjs-specific; nothing outside engine/ imports @ethereumjs (test/boundary.test.ts checks).
+// ethereumjs-specific; nothing outside engine/ imports @ethereumjs (test/architecture.test.ts checks).
 export { authoritiesOf } from './authorities.js'
 export { ChainImportError, genesisFileBlock, importChainFile, splitRlpBlocks } from './chain-import.js'
 export type { DepositInput } from './deposit.js'
@@ -9,6 +9,7 @@ export type { BlockEnv, HeaderView } from './header.js'
 export type { ExecutionObserver, FrameEnd, FrameStart } from './hooks/observer.js'
 export type { BlockOpcodeOverrides } from './hooks/opcodes.js'
 export type { FrameType, StepInfo, TraceFrame, TraceFrameEnd, TraceHooks } from './hooks/trace.js'
+export { isPush, OPS, opMaxStack, opName, opPops } from './opcode-table.js'
 export type { AccountProof } from './proof.js'
 export { SerialQueue } from './queue.js'
 export { DEPOSIT_TX_TYPE, encodeReceipt, logsBloom } from './receipts.js'

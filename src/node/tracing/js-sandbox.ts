@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core'
+import { opName } from '../engine/index.js'
 import { PRELUDE } from './js-prelude.js'
-import { opName } from './opcodes.js'
 import { discard, type QuickJsInstance, quickjs, release, TRACER_MEMORY_LIMIT, TRACER_STACK_LIMIT } from './quickjs-engine.js'
 
 let bigIntSource: string | undefined

@@ -4,11 +4,10 @@
 // SLOAD/SSTORE, EXT*/BALANCE/SELFDESTRUCT targets, call targets, creations). Accounts empty before
 // the transaction are left out. diffMode: {post, pre} of what changed, unchanged slots and accounts
 // dropped, an account created and destroyed in the transaction kept in pre only.
-import type { StepInfo } from '../engine/index.js'
+import { OPS, type StepInfo } from '../engine/index.js'
 import { NodeError } from '../errors.js'
 import { contractAddress, create2Address } from './addresses.js'
 import { hex, sortedObject, word } from './format.js'
-import { OPS } from './opcodes.js'
 import type { Tracer, TxContext } from './tracer.js'
 
 export interface PrestateConfig {

@@ -4,9 +4,8 @@
 // storage (the contract's slots read or written so far, on SLOAD/SSTORE only) and refund; `limit`
 // caps the output's size in bytes (geth stops logging once the entries it has written exceed it),
 // not the number of entries.
-import type { StepInfo, TraceFrameEnd } from '../engine/index.js'
+import { OPS, opName, type StepInfo, type TraceFrameEnd } from '../engine/index.js'
 import { goJsonLength, hex, sortedObject, word } from './format.js'
-import { OPS, opName } from './opcodes.js'
 import type { Tracer, TxContext, TxEnd } from './tracer.js'
 
 export interface LoggerConfig {

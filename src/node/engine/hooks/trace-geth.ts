@@ -2,7 +2,7 @@
 // error texts (core/vm/errors.go), the failures geth finds before an opcode runs and reports on it
 // (interpreter.go: stack, then gas; a dynamic-gas error wrapped as out of gas), and the gas a CALL
 // forwards (gas_table.go callGas, EIP-150). Used by trace.ts.
-import { OPS, opMaxStack, opName, opPops } from '../../tracing/opcodes.js'
+import { OPS, opMaxStack, opName, opPops } from '../opcode-table.js'
 
 /** What these rules read of a step: its opcode and the error already found on it. */
 export interface StepLike {

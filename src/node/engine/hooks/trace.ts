@@ -17,8 +17,8 @@
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import { bigIntToBytes, generateAddress, generateAddress2, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
-import { OPS, opPops } from '../../tracing/opcodes.js'
 import type { LogEntry } from '../../types.js'
+import { OPS, opPops } from '../opcode-table.js'
 import { OP, type RunState, wrapOpcodes } from './opcodes.js'
 import { callGas, type EndState, failedStep, foreseenError, gethError } from './trace-geth.js'
 
