@@ -1,10 +1,10 @@
-// The decoded account cache (engine/account-cache.ts) against ethereumjs' AccountCache on seeded
+// The decoded account cache (engine/store/account-cache.ts) against ethereumjs' AccountCache on seeded
 // random runs of puts, deletes, reads, checkpoints, commits, reverts and flushes: every read and
 // every flush must answer the same. PCNODE_TEST_SEED replays a failing run.
 import { AccountCache, CacheType } from '@ethereumjs/statemanager'
 import { Account, Address, bytesToHex, createAccountFromRLP } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { AccountObjectCache, encodeAccount } from '../src/node/engine/account-cache.js'
+import { AccountObjectCache, encodeAccount } from '../src/node/engine/store/account-cache.js'
 import { seededRandom, testSeed } from './helpers.js'
 
 const show = (rlp: Uint8Array | undefined) => (rlp === undefined ? 'absent' : bytesToHex(rlp))

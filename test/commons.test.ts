@@ -1,7 +1,7 @@
 // The Common speed fixes (src/node/commons.ts) must answer exactly what upstream answers.
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { describe, expect, it } from 'vitest'
-import { blockCommon, indexActivatedEips, txCommon } from '../src/node/engine/commons.js'
+import { blockCommon, indexActivatedEips, txCommon } from '../src/node/engine/vm/commons.js'
 
 const EIPS = Array.from({ length: 8000 }, (_, i) => i + 1)
 const answers = (common: Common) => EIPS.filter((eip) => common.isActivatedEIP(eip))

@@ -1,9 +1,9 @@
-// The key preimages a state dump reads back (engine/preimages.ts): keys recorded after a dump has
+// The key preimages a state dump reads back (engine/store/preimages.ts): keys recorded after a dump has
 // hashed the earlier ones (more slots of a known address, a new address) are found by the next.
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { describe, expect, it } from 'vitest'
 import { hexKey } from '../src/node/bytes.js'
-import { Preimages } from '../src/node/engine/preimages.js'
+import { Preimages } from '../src/node/engine/store/preimages.js'
 
 const keccak = (data: Uint8Array) => keccak_256(data)
 const bytes = (n: number, size: number) => {

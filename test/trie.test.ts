@@ -6,9 +6,9 @@ import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, KECCAK256_RLP, MapDB, ValueEncoding } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { describe, expect, it } from 'vitest'
-import { MemoTrie, ReadMemo } from '../src/node/engine/read-memo.js'
-import { TrieUpdate, type TrieWrite, trieGet, walkStored } from '../src/node/engine/stored-trie.js'
-import { orderedTrieRoot, trieRoot, walkTrie } from '../src/node/engine/trie.js'
+import { MemoTrie, ReadMemo } from '../src/node/engine/store/read-memo.js'
+import { TrieUpdate, type TrieWrite, trieGet, walkStored } from '../src/node/engine/store/stored-trie.js'
+import { orderedTrieRoot, trieRoot, walkTrie } from '../src/node/engine/store/trie.js'
 import { seededRandom, testSeed } from './helpers.js'
 
 const keccak = (data: Uint8Array) => keccak_256(data)

@@ -9,22 +9,18 @@ import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager'
 import { Address, bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util'
 import { createVM, type VM } from '@ethereumjs/vm'
 import type { CallRequest, HeaderFields, TxRecord, Withdrawal } from '../types.js'
-import { isBlobNetworkWrapper } from './blob-wrapper.js'
-import { indexActivatedEips } from './commons.js'
-import { fastCrypto } from './crypto.js'
-import { type DepositInput, decodeDeposit, depositRecord, encodeDeposit } from './deposit.js'
-import { ForkLink, type ForkSource, ForkStateManager } from './fork-state.js'
 import { commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
-import { WeakHardforkListeners } from './hardfork-listeners.js'
 import { absentHeaderFields, BlockEnv, HeaderView, withdrawalRaw } from './header.js'
-import { installFastInterpreter } from './hooks/interpreter.js'
+import { type DepositInput, decodeDeposit, depositRecord, encodeDeposit } from './opstack/deposit.js'
 import { SerialQueue } from './queue.js'
 import { DEPOSIT_TX_TYPE } from './receipts.js'
 import { selfCheck } from './selfcheck.js'
-import { FastStateManager, NodeStore } from './state.js'
-import { type AccountDump, dumpAccounts, type ForkDump, writeAccounts } from './state-io.js'
-import { applySystemWrites, BEACON_ROOTS_ADDRESS, HISTORY_ADDRESS, installSystemContracts } from './system.js'
-import { orderedTrieRoot } from './trie.js'
+import { ForkLink, type ForkSource, ForkStateManager } from './store/fork-state.js'
+import { FastStateManager, NodeStore } from './store/state.js'
+import { type AccountDump, dumpAccounts, type ForkDump, writeAccounts } from './store/state-io.js'
+import { orderedTrieRoot } from './store/trie.js'
+import { applySystemWrites, BEACON_ROOTS_ADDRESS, HISTORY_ADDRESS, installSystemContracts } from './system-contracts.js'
+import { isBlobNetworkWrapper } from './tx/blob-wrapper.js'
 import {
   buildTransaction,
   callRecord,
@@ -36,8 +32,12 @@ import {
   restoreTransaction,
   type TxFields,
   unsignedTransaction,
-} from './tx.js'
+} from './tx/tx.js'
 import { ExecView, StateView } from './view.js'
+import { indexActivatedEips } from './vm/commons.js'
+import { fastCrypto } from './vm/crypto.js'
+import { WeakHardforkListeners } from './vm/hardfork-listeners.js'
+import { installFastInterpreter } from './vm/interpreter.js'
 
 /**
  * What BLOCKHASH reads: ethereumjs asks `blockchain.getBlock(n).hash()`; the node points `lookup`

@@ -6,7 +6,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util'
 import { EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT, emptyHeader, HEADER_FIELDS } from '../header-fields.js'
 import type { HeaderFields, Withdrawal } from '../types.js'
-import { blockCommon } from './commons.js'
+import { blockCommon } from './vm/commons.js'
 
 /** ethereumjs' names for the two roots it names differently; every other field shares its name. */
 const ETHEREUMJS_NAMES: Partial<Record<keyof HeaderFields, keyof HeaderData>> = {

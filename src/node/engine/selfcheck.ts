@@ -11,14 +11,14 @@ import { createLegacyTx, createTxFromRLP } from '@ethereumjs/tx'
 import { Account, Address, MapDB } from '@ethereumjs/util'
 import { emptyHeader } from '../header-fields.js'
 import type { HeaderFields } from '../types.js'
-import { blockCommon, txCommon } from './commons.js'
 import type { BlockEnv } from './header.js'
-import { OP, opcodeMap } from './hooks/opcodes.js'
+import { OP, opcodeMap } from './hooks/opcode-wrappers.js'
 import { precompileMap } from './hooks/precompiles.js'
 import type { StepInfo } from './hooks/trace.js'
-import { MemoTrie } from './read-memo.js'
-import { FastStateManager, NodeStore } from './state.js'
+import { MemoTrie } from './store/read-memo.js'
+import { FastStateManager, NodeStore } from './store/state.js'
 import type { ExecView } from './view.js'
+import { blockCommon, txCommon } from './vm/commons.js'
 
 export class EngineSelfCheckError extends Error {
   constructor(patch: string, expected: string) {

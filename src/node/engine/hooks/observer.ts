@@ -6,7 +6,7 @@ import type { EVMResult, Message } from '@ethereumjs/evm'
 import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import type { LogEntry } from '../../types.js'
-import { OP, wrapOpcodes } from './opcodes.js'
+import { OP, wrapOpcodes } from './opcode-wrappers.js'
 
 export interface FrameStart {
   caller: Uint8Array

@@ -19,7 +19,7 @@ import { bigIntToBytes, generateAddress, generateAddress2, setLengthLeft } from 
 import type { VM } from '@ethereumjs/vm'
 import type { LogEntry } from '../../types.js'
 import { OPS, opPops } from '../opcode-table.js'
-import { OP, type RunState, wrapOpcodes } from './opcodes.js'
+import { OP, type RunState, wrapOpcodes } from './opcode-wrappers.js'
 import { callGas, type EndState, failedStep, foreseenError, gethError } from './trace-geth.js'
 
 export type FrameType = 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT'

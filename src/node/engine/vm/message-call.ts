@@ -12,7 +12,7 @@ import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx'
 import { Account, type Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { hexKey } from '../../bytes.js'
-import { precompileMap } from './precompiles.js'
+import { precompileMap } from '../hooks/precompiles.js'
 
 // EIPs that change runTx's steps around the EVM run (state gas and its reservoir, block access
 // lists, binary trees, EIP-2780's top-frame charges): with any active, calls take runTx.

@@ -10,7 +10,7 @@
 // node is stored (reth's sparse trie works the same way). The stored layout is exactly the
 // trie's (node hash → RLP node, nodes under 32 bytes embedded in their parent), so ethereumjs
 // reads what this writes; test/trie.test.ts checks roots and reads against it.
-import { hexKey } from '../bytes.js'
+import { hexKey } from '../../bytes.js'
 import { compareBytes, EMPTY_ROOT_KEY, hexPrefix, toNibbles } from './trie.js'
 
 type Hash = (data: Uint8Array) => Uint8Array

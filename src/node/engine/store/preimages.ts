@@ -1,7 +1,7 @@
 // Addresses and storage slots the live state has written. The state trie keys accounts and slots by
 // their keccak hash, so listing the state (anvil_dumpState, `--state`) needs the originals back.
 // Recording costs a Map/Set lookup per write; keys are hashed lazily, once, when a dump asks.
-import { hexKey } from '../bytes.js'
+import { hexKey } from '../../bytes.js'
 
 type Keccak = (data: Uint8Array) => Uint8Array
 

@@ -5,7 +5,7 @@ import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, Address, bigIntToBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util'
 import type { HeaderFields } from '../types.js'
-import type { HistoryContract } from './hooks/opcodes.js'
+import type { HistoryContract } from './hooks/opcode-wrappers.js'
 
 export const HISTORY_ADDRESS = new Address(hexToBytes('0x0000F90827F1C53a10cb7A02335B175320002935'))
 export const BEACON_ROOTS_ADDRESS = new Address(hexToBytes('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02'))

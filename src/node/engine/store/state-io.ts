@@ -14,7 +14,7 @@ import {
   KECCAK256_RLP,
   unpadBytes,
 } from '@ethereumjs/util'
-import { hexKey } from '../bytes.js'
+import { hexKey } from '../../bytes.js'
 import { ZERO_SLOT } from './fork-state.js'
 import type { FastStateManager, NodeStore } from './state.js'
 import { trieRoot, walkTrie } from './trie.js'

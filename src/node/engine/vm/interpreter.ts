@@ -12,7 +12,8 @@
 // two on a program with loops, memory and jumps at start-up.
 import { EVMError } from '@ethereumjs/evm'
 import type { VM } from '@ethereumjs/vm'
-import type { Keccak } from '../crypto.js'
+import { wrapOpcodes } from '../hooks/opcode-wrappers.js'
+import type { Keccak } from './crypto.js'
 import {
   hashWord,
   type InlineContext,
@@ -26,7 +27,6 @@ import {
   viewOf,
   wordAt,
 } from './inline-ops.js'
-import { wrapOpcodes } from './opcodes.js'
 
 interface RunState extends InlineState {
   stack: InlineState['stack'] & { pop(): bigint; push(v: bigint): void; popN(n: number): bigint[]; peek(n?: number): bigint[] }

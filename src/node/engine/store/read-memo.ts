@@ -7,7 +7,7 @@
 // live trie, every view's copy of it and the storage tries made from them, whatever their root.
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { KeyEncoding, ValueEncoding } from '@ethereumjs/util'
-import { hexKey } from '../bytes.js'
+import { hexKey } from '../../bytes.js'
 import { type NodeSink, TrieUpdate, trieGet } from './stored-trie.js'
 
 /** Entries kept before the memo starts again (~200 bytes each: ~40 MiB at most). */

@@ -13,8 +13,8 @@
 
 import type { Common } from '@ethereumjs/common'
 import { getOpcodesForHF } from '@ethereumjs/evm'
-import type { Keccak } from '../crypto.js'
-import type { OpHandler } from './opcodes.js'
+import type { OpHandler } from '../hooks/opcode-wrappers.js'
+import type { Keccak } from './crypto.js'
 
 export interface OpcodeInfo {
   code: number

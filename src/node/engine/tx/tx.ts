@@ -18,10 +18,10 @@ import {
   type TypedTransaction,
 } from '@ethereumjs/tx'
 import { Address, bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util'
-import { InvalidParamsError, TxRejectedError } from '../errors.js'
-import type { AccessListEntry, Authorization, CallRequest, TxRecord } from '../types.js'
+import { InvalidParamsError, TxRejectedError } from '../../errors.js'
+import type { AccessListEntry, Authorization, CallRequest, TxRecord } from '../../types.js'
+import { txCommon } from '../vm/commons.js'
 import { decodeBlobNetworkWrapper } from './blob-wrapper.js'
-import { txCommon } from './commons.js'
 
 type Keccak = (data: Uint8Array) => Uint8Array
 

@@ -8,7 +8,7 @@
 // it back), in a Map, and is encoded only when the flush writes it to the trie. Checkpoints
 // journal entries exactly as upstream's: the entry a key had before its first change at a level.
 import { Account, type Address, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
-import { hexKey } from '../bytes.js'
+import { hexKey } from '../../bytes.js'
 
 /** What the cache holds for an address: the account, or `undefined` for one known absent. */
 export class AccountEntry {

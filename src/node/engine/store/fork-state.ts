@@ -22,7 +22,7 @@ import {
   KECCAK256_RLP,
   unpadBytes,
 } from '@ethereumjs/util'
-import { hexKey } from '../bytes.js'
+import { hexKey } from '../../bytes.js'
 import { FastStateManager, liveTrie, type NodeStore } from './state.js'
 
 /** An upstream account at the fork block, in plain values. */
