@@ -7,22 +7,20 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AppServerOptions, type StartedAppServer, startAppServer } from '../src/app/server.js'
 import type { AppTypedData } from '../src/app/typed-data.js'
-import { startTestNode, type TestNode } from './helpers.js'
+import { useTestNode } from './helpers.js'
 
 describe('typed-data app', () => {
-  let node: TestNode
+  const node = useTestNode({ preconfInterval: 50 })
   let app: StartedAppServer
   let simple: StartedAppServer
   const logs: string[] = []
   beforeAll(async () => {
-    node = await startTestNode({ preconfInterval: 50 })
     app = await startAppServer({ rpcUrl: node.rpcUrl, port: 0, log: (l) => logs.push(l) })
     simple = await startAppServer({ rpcUrl: node.rpcUrl, port: 0, verifyMode: 'simple' })
   })
   afterAll(async () => {
     await app.stop()
     await simple.stop()
-    await node.stop()
   })
 
   const account = () => privateKeyToAccount(node.accounts[0].privateKey)

@@ -19,10 +19,10 @@ import {
   pad,
   toHex,
 } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from './cli.js'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
-import { startTestNode, type TestNode, testClient, until, waitForReceipt } from './helpers.js'
+import { startTestNode, type TestNode, testClient, until, useTestNode, waitForReceipt } from './helpers.js'
 
 const CAST = join(ROOT, 'node_modules', '@foundry-rs', 'cast-linux-amd64', 'bin', 'cast')
 const exec = promisify(execFile)
@@ -46,14 +46,12 @@ async function deployCounter(node: TestNode, start = 5n): Promise<Hex> {
 }
 
 describe('reverts, proofs and access lists (viem, cast)', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 200, preconfInterval: 50 })
   let counter: Hex
   beforeAll(async () => {
-    node = await startTestNode({ blockTime: 200, preconfInterval: 50 })
     counter = await deployCounter(node)
     await until(async () => (await node.rpc('eth_getCode', [counter, 'latest'])).result !== '0x', 10_000, 'sealed counter')
   })
-  afterAll(() => node?.stop())
 
   it('eth_call reverts with code 3 and data in the base profile: viem decodes a custom error', async () => {
     const err = await node.publicClient
@@ -176,11 +174,7 @@ describe('reverts, proofs and access lists (viem, cast)', () => {
 })
 
 describe('geth codes for bad input, never -32603', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    node = await startTestNode({ preconfInterval: 50 })
-  })
-  afterAll(() => node?.stop())
+  const node = useTestNode({ preconfInterval: 50 })
 
   it('oversized init code in eth_call and eth_estimateGas: -32000 with geth text', async () => {
     const data = `0x${'00'.repeat(49_153)}`
@@ -221,11 +215,7 @@ describe('geth codes for bad input, never -32603', () => {
 })
 
 describe('time bounds (viem test client)', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    node = await startTestNode({ preconfInterval: 50 })
-  })
-  afterAll(() => node?.stop())
+  const node = useTestNode({ preconfInterval: 50 })
 
   it('refuses a timestamp a header cannot hold: -32602 "The timestamp is too big", as anvil', async () => {
     const test = testClient(node)
@@ -276,12 +266,8 @@ describe('block numbers past the sealed head', () => {
 })
 
 describe('pre-confirmation hints', () => {
-  let node: TestNode
   const lines: string[] = []
-  beforeAll(async () => {
-    node = await startTestNode({ blockTime: 60_000, preconfInterval: 50, silent: false, logger: (line) => lines.push(line) })
-  })
-  afterAll(() => node?.stop())
+  const node = useTestNode({ blockTime: 60_000, preconfInterval: 50, silent: false, logger: (line) => lines.push(line) })
 
   it('a nonce read at "latest" behind pre-confirmed sends: one line, once per account per block', async () => {
     const from = node.accounts[3].address

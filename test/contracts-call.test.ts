@@ -8,15 +8,14 @@ import {
   getContractAddress,
   parseGwei,
 } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { useTestNode, waitForReceipt } from './helpers.js'
 
 describe('contracts', () => {
-  let node: TestNode
+  const node = useTestNode({ preconfInterval: 0, blockTime: 500 })
   let counter: `0x${string}`
   beforeAll(async () => {
-    node = await startTestNode({ preconfInterval: 0, blockTime: 500 })
     const wallet = node.wallet(0)
     const hash = await wallet.deployContract({ abi: counterAbi, bytecode: counterBytecode, args: [5n] })
     const receipt = await waitForReceipt(node, hash)
@@ -27,7 +26,6 @@ describe('contracts', () => {
     await node.node.mine()
     expect(counter).toBe(getContractAddress({ from: node.accounts[0].address, nonce: 0n }).toLowerCase())
   })
-  afterAll(() => node.stop())
 
   it('reads and writes through viem, at pending and latest', async () => {
     const wallet = node.wallet(0)

@@ -15,9 +15,9 @@ import {
   zeroHash,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
-import { openSocket, poll, sleep, startTestNode, type TestNode, testClient, waitForReceipt } from './helpers.js'
+import { openSocket, poll, sleep, startTestNode, type TestNode, testClient, useTestNode, waitForReceipt } from './helpers.js'
 
 // PUSH0 SLOAD PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: returns storage slot 0.
 const SLOT0_RETURNER = '0x5f5460005260206000f3'
@@ -48,14 +48,12 @@ async function deployCounter(node: TestNode, start = 1n): Promise<Address> {
 }
 
 describe('dev methods: accounts, blocks and time (mode anvil)', () => {
-  let node: TestNode
+  // An hour between seals: the tests seal with anvil_mine / evm_mine.
+  const node = useTestNode({ blockTime: 3_600_000, preconfInterval: 10 })
   let test: ReturnType<typeof testClient>
-  beforeAll(async () => {
-    // An hour between seals: the tests seal with anvil_mine / evm_mine.
-    node = await startTestNode({ blockTime: 3_600_000, preconfInterval: 10 })
+  beforeAll(() => {
     test = testClient(node)
   })
-  afterAll(() => node.stop())
 
   it('anvil_setBalance / setNonce / setCode / setStorageAt show at "latest" and "pending" at once, and in the next block', async () => {
     const pub = node.publicClient
@@ -206,13 +204,11 @@ describe('dev methods: accounts, blocks and time (mode anvil)', () => {
 })
 
 describe('dev methods: evm_snapshot / evm_revert', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 3_600_000, preconfInterval: 10 })
   let test: ReturnType<typeof testClient>
-  beforeAll(async () => {
-    node = await startTestNode({ blockTime: 3_600_000, preconfInterval: 10 })
+  beforeAll(() => {
     test = testClient(node)
   })
-  afterAll(() => node.stop())
 
   it('restores balances, nonces, code, storage, blocks, the pending block and the pool exactly', async () => {
     const pub = node.publicClient
@@ -323,13 +319,11 @@ describe('dev methods: evm_snapshot / evm_revert', () => {
 })
 
 describe('dev methods: impersonation', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 500, preconfInterval: 10 })
   let test: ReturnType<typeof testClient>
-  beforeAll(async () => {
-    node = await startTestNode({ blockTime: 500, preconfInterval: 10 })
+  beforeAll(() => {
     test = testClient(node)
   })
-  afterAll(() => node.stop())
 
   it('anvil_impersonateAccount lets eth_sendTransaction send from an address without a key, until stopped', async () => {
     const whale = '0x000000000000000000000000000000000000bEEF' as Address
@@ -390,13 +384,11 @@ describe('dev methods: impersonation', () => {
 })
 
 describe('dev methods: mining modes', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 3_600_000, preconfInterval: 50 })
   let test: ReturnType<typeof testClient>
-  beforeAll(async () => {
-    node = await startTestNode({ blockTime: 3_600_000, preconfInterval: 50 })
+  beforeAll(() => {
     test = testClient(node)
   })
-  afterAll(() => node.stop())
 
   const config = async () => (await node.rpc('pcnode_getMiningConfig')).result
 
@@ -455,13 +447,11 @@ describe('dev methods: mining modes', () => {
 })
 
 describe('dev methods: dropping, reset, dump and load', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 3_600_000, preconfInterval: 10 })
   let test: ReturnType<typeof testClient>
-  beforeAll(async () => {
-    node = await startTestNode({ blockTime: 3_600_000, preconfInterval: 10 })
+  beforeAll(() => {
     test = testClient(node)
   })
-  afterAll(() => node.stop())
 
   it('anvil_dropTransaction removes a pooled or a pre-confirmed transaction', async () => {
     const pub = node.publicClient
@@ -578,13 +568,11 @@ describe('dev methods: dropping, reset, dump and load', () => {
 })
 
 describe('dev methods: viem mode hardhat (hardhat_* names)', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 3_600_000, preconfInterval: 10 })
   let test: ReturnType<typeof testClient>
-  beforeAll(async () => {
-    node = await startTestNode({ blockTime: 3_600_000, preconfInterval: 10 })
+  beforeAll(() => {
     test = testClient(node, 'hardhat')
   })
-  afterAll(() => node.stop())
 
   it('setBalance, setNonce, setCode, setStorageAt, mine, impersonate, dropTransaction, getAutomine, reset', async () => {
     const pub = node.publicClient

@@ -13,6 +13,7 @@ import {
   type TestNode,
   testSeed,
   until,
+  useTestNode,
   waitForReceipt,
 } from './helpers.js'
 
@@ -55,18 +56,14 @@ function signedTransfer(node: TestNode, from: number, nonce = 0): Promise<Hex> {
 const userTxs = (hashes: Hex[], deposits: Set<string>) => hashes.filter((h) => !deposits.has(h))
 
 describe('pcnode_dropPreconfirmed: Base by default', () => {
-  let node: TestNode
+  const node = useTestNode(STILL)
   let emitter: Address
   let sock: RawSocket
   beforeAll(async () => {
-    node = await startTestNode(STILL)
     emitter = await deployEmitter(node)
     sock = await openSocket(node.wsUrl)
   })
-  afterAll(async () => {
-    await sock.close()
-    await node.stop()
-  })
+  afterAll(() => sock.close())
 
   it('a client that waited for a pre-confirmed receipt sees it gone, and everything it could read changes with it', async () => {
     const hashSub = await sock.subscribe(['newFlashblockTransactions'])
@@ -199,18 +196,14 @@ describe('pcnode_dropPreconfirmed: Base by default', () => {
 })
 
 describe("pcnode_dropPreconfirmed: pcnode's explicit notification (opt-in) and requeue", () => {
-  let node: TestNode
+  const node = useTestNode({ ...STILL, preconfDropNotify: true })
   let emitter: Address
   let sock: RawSocket
   beforeAll(async () => {
-    node = await startTestNode({ ...STILL, preconfDropNotify: true })
     emitter = await deployEmitter(node)
     sock = await openSocket(node.wsUrl)
   })
-  afterAll(async () => {
-    await sock.close()
-    await node.stop()
-  })
+  afterAll(() => sock.close())
 
   it('tells pendingLogs and newFlashblockTransactions subscribers; the transaction returns in the next block', async () => {
     expect((await node.rpc('pcnode_getPreconfFaults')).result.notifyDropped).toBe(true)
@@ -297,16 +290,12 @@ describe('--preconf-drop-rate: seeded and reproducible, applied as the block sea
 })
 
 describe('pcnode_haltFlashblocks / pcnode_resumeFlashblocks', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 400, preconfInterval: 20 })
   let sock: RawSocket
   beforeAll(async () => {
-    node = await startTestNode({ blockTime: 400, preconfInterval: 20 })
     sock = await openSocket(node.wsUrl)
   })
-  afterAll(async () => {
-    await sock.close()
-    await node.stop()
-  })
+  afterAll(() => sock.close())
 
   it('no flashblocks, blocks go on; pending reads latest; viem and the sync send still get their receipt', async () => {
     const heads = await sock.subscribe(['newHeads'])
@@ -353,18 +342,14 @@ describe('pcnode_haltFlashblocks / pcnode_resumeFlashblocks', () => {
 })
 
 describe('pcnode_restartFlashblocks (failover)', () => {
-  let node: TestNode
+  const node = useTestNode(STILL)
   let emitter: Address
   let sock: RawSocket
   beforeAll(async () => {
-    node = await startTestNode(STILL)
     emitter = await deployEmitter(node)
     sock = await openSocket(node.wsUrl)
   })
-  afterAll(async () => {
-    await sock.close()
-    await node.stop()
-  })
+  afterAll(() => sock.close())
 
   const receipt = async (h: Hex) => (await node.rpc('eth_getTransactionReceipt', [h])).result
 
@@ -435,11 +420,7 @@ describe('pcnode_restartFlashblocks (failover)', () => {
 })
 
 describe('--preconf-jitter: an irregular cadence', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    node = await startTestNode({ blockTime: 600, preconfInterval: 60 })
-  })
-  afterAll(() => node.stop())
+  const node = useTestNode({ blockTime: 600, preconfInterval: 60 })
 
   it('blocks get more or fewer flashblock intervals than blockTime / preconfInterval, each logged', async () => {
     const lines: string[] = []
@@ -462,11 +443,7 @@ describe('--preconf-jitter: an irregular cadence', () => {
 })
 
 describe('pcnode_setPreconfFaults / pcnode_getPreconfFaults', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    node = await startTestNode(STILL)
-  })
-  afterAll(() => node.stop())
+  const node = useTestNode(STILL)
 
   it('reads the settings and the counts back; refuses bad values naming them', async () => {
     expect((await node.rpc('pcnode_getPreconfFaults')).result).toEqual({

@@ -1,19 +1,17 @@
 // Polling filters over HTTP (what viem's watch* actions use without a WebSocket), their expiry,
 // and eth_getLogs up to "pending" including pre-confirmed logs.
 import { type Address, type Hex, toHex, zeroHash } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { PubSub } from '../src/rpc/pubsub/index.js'
-import { emitterInitCode, PING, startTestNode, type TestNode, until, waitForReceipt, waitForSealed } from './helpers.js'
+import { emitterInitCode, PING, until, useTestNode, waitForReceipt, waitForSealed } from './helpers.js'
 
 describe('filters over HTTP', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 400, preconfInterval: 50 })
   let emitter: Address
   beforeAll(async () => {
-    node = await startTestNode({ blockTime: 400, preconfInterval: 50 })
     const deploy = await node.wallet(0).sendTransaction({ data: emitterInitCode(), gas: 200_000n })
     emitter = (await waitForSealed(node, deploy)).contractAddress as Address
   })
-  afterAll(() => node.stop())
 
   it('block filter: each new sealed block hash once, in order', async () => {
     const { result: id } = await node.rpc('eth_newBlockFilter')
@@ -153,12 +151,8 @@ describe('filters over HTTP', () => {
 })
 
 describe('eth_getLogs up to "pending"', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    // Nothing is sealed during the test: the logs exist only as pre-confirmed ones.
-    node = await startTestNode({ blockTime: 60_000, preconfInterval: 50 })
-  })
-  afterAll(() => node.stop())
+  // Nothing is sealed during the test: the logs exist only as pre-confirmed ones.
+  const node = useTestNode({ blockTime: 60_000, preconfInterval: 50 })
 
   it('includes pre-confirmed logs when toBlock is "pending", and only then', async () => {
     const wallet = node.wallet(0)

@@ -1,18 +1,14 @@
 // The README's fixture app (examples/preconf-fallback.mjs), run as a user runs it against a node
 // started as `pcnode start --preconf-drop-rate 0.2 --preconf-seed 1`: the pre-confirmations the seed
 // drops are noticed and sent again, and every transfer ends up sealed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { dropDraw } from '../src/node/faults/random.js'
 import { runNode } from './cli.js'
-import { startTestNode, type TestNode } from './helpers.js'
+import { useTestNode } from './helpers.js'
 
 describe('examples/preconf-fallback.mjs', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    // The README's flags; shorter blocks so the run is quick (the drops do not depend on timing).
-    node = await startTestNode({ preconfDropRate: 0.2, preconfSeed: 1, blockTime: 300, preconfInterval: 50 })
-  })
-  afterAll(() => node.stop())
+  // The README's flags; shorter blocks so the run is quick (the drops do not depend on timing).
+  const node = useTestNode({ preconfDropRate: 0.2, preconfSeed: 1, blockTime: 300, preconfInterval: 50 })
 
   it('notices each dropped pre-confirmation, sends it again, and gets every transfer sealed', async () => {
     const run = await runNode(['examples/preconf-fallback.mjs'], ['--rpc-url', node.rpcUrl, '--count', '10'], 120_000)

@@ -14,32 +14,19 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  emitterInitCode,
-  openSocket,
-  PING,
-  poll,
-  type RawSocket,
-  startTestNode,
-  type TestNode,
-  waitForReceipt,
-} from './helpers.js'
+import { emitterInitCode, openSocket, PING, poll, type RawSocket, useTestNode, waitForReceipt } from './helpers.js'
 
 describe('Flashblocks RPC as Base serves it now', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 3_600_000, preconfInterval: 20 })
   let emitter: Address
   let sock: RawSocket
   beforeAll(async () => {
-    node = await startTestNode({ blockTime: 3_600_000, preconfInterval: 20 })
     const deploy = await node.wallet(0).sendTransaction({ data: emitterInitCode() })
     emitter = (await waitForReceipt(node, deploy)).contractAddress as Address
     await node.rpc('evm_mine')
     sock = await openSocket(node.wsUrl)
   })
-  afterAll(async () => {
-    await sock.close()
-    await node.stop()
-  })
+  afterAll(() => sock.close())
 
   it('newFlashblockTransactions takes a log filter: full transactions with a matching log, all their logs', async () => {
     const byAddress = await sock.subscribe(['newFlashblockTransactions', { address: emitter }])

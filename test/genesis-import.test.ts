@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { splitRlpBlocks } from '../src/node/engine/chain-import.js'
 import { resolveOptions } from '../src/node/options.js'
 import { BASE_PROFILE, ETHEREUM_PROFILE, getProfile } from '../src/node/profile.js'
-import { startTestNode, type TestNode } from './helpers.js'
+import { startTestNode, useTestNode } from './helpers.js'
 
 const dir = join(import.meta.dirname, 'fixtures', 'hive-chain')
 const genesisFile = join(dir, 'genesis.json')
@@ -22,11 +22,7 @@ const CALLENV = '0x9344b07175800259691961298ca11c824e65032d'
 const REVERTER = '0x60006000fd'
 
 describe('geth genesis and chain import', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    node = await startTestNode({ genesisFile, importFile, mining: false, profile: 'ethereum' })
-  }, 60_000)
-  afterAll(() => node?.stop())
+  const node = useTestNode({ genesisFile, importFile, mining: false, profile: 'ethereum' }, { timeoutMs: 60_000 })
 
   it('takes the chain id from the genesis file', async () => {
     expect(node.chainId).toBe(3503995874084926)

@@ -20,9 +20,9 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { type OpStackTransactionReceipt, publicActionsL2, serializeTransaction as serializeOpTransaction } from 'viem/op-stack'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { pcnodeChain } from '../src/index.js'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { startTestNode, type TestNode, useTestNode, waitForReceipt } from './helpers.js'
 
 const DEPOSITOR = '0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001'
 const L1_BLOCK = '0x4200000000000000000000000000000000000015'
@@ -43,7 +43,7 @@ function fjordL1Fee(bytes: Hex, p: { baseFee: bigint; blobBaseFee: bigint; baseF
 const BASE_L1 = { baseFee: 0x6bdbf6fn, blobBaseFee: 0x582765n, baseFeeScalar: 0x8ddn, blobBaseFeeScalar: 0x101c12n }
 
 describe('Base blocks (profile base)', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 60_000, preconfInterval: 50, accounts: 16 })
   let client: ReturnType<typeof opClient>
   const opClient = (n: TestNode) =>
     createPublicClient({
@@ -63,11 +63,9 @@ describe('Base blocks (profile base)', () => {
     return (await client.getTransactionReceipt({ hash })) as unknown as OpStackTransactionReceipt
   }
 
-  beforeAll(async () => {
-    node = await startTestNode({ blockTime: 60_000, preconfInterval: 50, accounts: 16 })
+  beforeAll(() => {
     client = opClient(node)
   })
-  afterAll(() => node.stop())
 
   it("viem's OP-stack actions answer from GasPriceOracle and L1Block", async () => {
     const account = node.accounts[0].address as Address

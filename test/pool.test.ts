@@ -1,23 +1,15 @@
 // Every transaction-pool rejection, with geth's code and message text, against a real node.
 import { concatHex, type Hex, keccak256, numberToHex, parseEther, parseGwei, serializeTransaction, toRlp } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { type TestNode, useTestNode, waitForReceipt } from './helpers.js'
 
 const CHAIN_ID = 31337
 
 describe('transaction pool rejections', () => {
-  let node: TestNode
+  const node = useTestNode({ preconfInterval: 0, blockTime: 1000, gasLimit: 10_000_000n })
   // No mining: pooled transactions stay in the pool, so duplicates and replacements are observable.
-  let idle: TestNode
-  beforeAll(async () => {
-    node = await startTestNode({ preconfInterval: 0, blockTime: 1000, gasLimit: 10_000_000n })
-    idle = await startTestNode({ mining: false })
-  })
-  afterAll(async () => {
-    await node.stop()
-    await idle.stop()
-  })
+  const idle = useTestNode({ mining: false })
 
   const signed = (n: TestNode, index: number, tx: Record<string, unknown>) =>
     privateKeyToAccount(n.accounts[index].privateKey).signTransaction({

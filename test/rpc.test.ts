@@ -1,14 +1,10 @@
 // The JSON-RPC envelope: batches, malformed input, error codes, limits. The node keeps serving.
 import { recoverMessageAddress, recoverTypedDataAddress, toHex } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestNode, type TestNode, waitForSealed } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { useTestNode, waitForSealed } from './helpers.js'
 
 describe('JSON-RPC envelope', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    node = await startTestNode({ preconfInterval: 0, blockTime: 300 })
-  })
-  afterAll(() => node.stop())
+  const node = useTestNode({ preconfInterval: 0, blockTime: 300 })
 
   it('answers a batch in order, with per-item errors', async () => {
     const { status, text } = await node.raw(

@@ -4,8 +4,8 @@
 // by it, the wire bytes canonical, and readers seeing whole flashblocks only.
 import { type Hex, hexToBytes, keccak256, parseGwei, serializeTransaction, toHex, toRlp } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { useTestNode, waitForReceipt } from './helpers.js'
 
 const transferTo = (nonce: number) =>
   ({
@@ -25,11 +25,7 @@ const transfer = (key: Hex, nonce: number) => privateKeyToAccount(key).signTrans
 const unrecoverable = (nonce: number) => serializeTransaction(transferTo(nonce), { r: '0x0', s: '0x1', yParity: 0 })
 
 describe('sends while flashblocks execute', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    node = await startTestNode({ preconfInterval: 50, blockTime: 1000 })
-  })
-  afterAll(() => node.stop())
+  const node = useTestNode({ preconfInterval: 50, blockTime: 1000 })
 
   it('accepts every send of a concurrent burst from several senders, and refuses the bad one', async () => {
     const keys = node.accounts.slice(0, 3).map((a) => a.privateKey)

@@ -17,8 +17,8 @@ import {
   zeroAddress,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestNode, waitForReceipt } from './helpers.js'
 
 // Hand-assembled contracts, put in place with state overrides.
 /** Returns the balance of the address in calldata[0:32]. */
@@ -67,18 +67,16 @@ const transferLog = (from: Address, to: Address, value: bigint) => ({
 })
 
 describe('eth_simulateV1', () => {
-  let node: TestNode
+  // A long block time keeps "latest" still and pre-confirmed transactions pending; the default
+  // timestamp step is then 60 s.
+  const node = useTestNode({ blockTime: 60_000, preconfInterval: 50 })
   let A: Address[]
   const sim = (payload: unknown, block: unknown = 'latest') => node.rpc('eth_simulateV1', [payload, block])
   const latest = () => node.rpc('eth_getBlockByNumber', ['latest', false]).then((r) => r.result)
 
-  beforeAll(async () => {
-    // A long block time keeps "latest" still and pre-confirmed transactions pending; the default
-    // timestamp step is then 60 s.
-    node = await startTestNode({ blockTime: 60_000, preconfInterval: 50 })
+  beforeAll(() => {
     A = node.accounts.map((a) => a.address as Address)
   })
-  afterAll(() => node?.stop())
 
   it('chains blocks: state, number and timestamp carry forward, step = block time', async () => {
     const head = await latest()

@@ -1,9 +1,9 @@
 // eth_subscribe over WebSocket with viem's webSocket transport: every kind delivers exactly the new
 // items, once each and in order, across several sealed blocks; unsubscribe and disconnects clean up.
 import { type Address, createPublicClient, type Hex, keccak256, numberToHex, type PublicClient, toHex, webSocket } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { emitterInitCode, PING, startTestNode, type TestNode, until, waitForSealed } from './helpers.js'
+import { emitterInitCode, PING, until, useTestNode, waitForSealed } from './helpers.js'
 
 /** The ids of the subscriptions the node has confirmed to viem's WebSocket client. */
 async function confirmedSubscriptions(client: PublicClient): Promise<Map<string, unknown>> {
@@ -14,13 +14,12 @@ async function confirmedSubscriptions(client: PublicClient): Promise<Map<string,
 }
 
 describe('eth_subscribe over WebSocket', () => {
-  let node: TestNode
+  const node = useTestNode({ blockTime: 400, preconfInterval: 50 })
   let client: PublicClient
   let emitter: Address
   let nodeListeners: number
 
   beforeAll(async () => {
-    node = await startTestNode({ blockTime: 400, preconfInterval: 50 })
     const events = node.node.events
     nodeListeners = events.listenerCount('flashblock') + events.listenerCount('block') + events.listenerCount('pendingTx')
     client = createPublicClient({ chain: node.chain, transport: webSocket(node.wsUrl, { retryCount: 0 }) }) as PublicClient
@@ -28,9 +27,6 @@ describe('eth_subscribe over WebSocket', () => {
     // Sealed, not just pre-confirmed: viem estimates gas at "latest" (it sends no block tag).
     const receipt = await waitForSealed(node, deploy)
     emitter = receipt.contractAddress as Address
-  })
-  afterAll(async () => {
-    await node.stop()
   })
 
   it('delivers exactly the new items once, in order, across sealed blocks', async () => {

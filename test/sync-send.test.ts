@@ -3,10 +3,10 @@
 // rejections and sequencer drops each get their own answer; statuses follow the transaction.
 import { createPublicClient, createWalletClient, type Hex, http, parseEther, zeroHash } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { pcnodeChain } from '../src/index.js'
-import { startTestNode, type TestNode, until } from './helpers.js'
+import { type TestNode, until, useTestNode } from './helpers.js'
 
 const GWEI = 1_000_000_000n
 
@@ -30,12 +30,8 @@ async function nonceOf(node: TestNode, index: number): Promise<number> {
 }
 
 describe('eth_sendRawTransactionSync on a pre-confirming node', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    // A long block time: the answer must be the pre-confirmed receipt, not the sealed one.
-    node = await startTestNode({ blockTime: 60_000, preconfInterval: 50 })
-  })
-  afterAll(() => node.stop())
+  // A long block time: the answer must be the pre-confirmed receipt, not the sealed one.
+  const node = useTestNode({ blockTime: 60_000, preconfInterval: 50 })
 
   it('returns the pre-confirmed receipt within a flashblock (viem action, JSON number and hex timeouts)', async () => {
     const wallet = node.wallet(0)
@@ -131,11 +127,7 @@ describe('eth_sendRawTransactionSync on a pre-confirming node', () => {
 })
 
 describe('eth_sendRawTransactionSync without mining', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    node = await startTestNode({ mining: false })
-  })
-  afterAll(() => node.stop())
+  const node = useTestNode({ mining: false })
 
   it('times out with code 4, the hash in data and reth’s message; the transaction stays pending', async () => {
     const raw = await signTransfer(node, 0, 0)

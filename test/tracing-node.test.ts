@@ -3,17 +3,17 @@
 // the implicit STOP, the struct logger's options and byte `limit`, JavaScript tracers, traceCall
 // overrides, block traces, pre-confirmed transactions, timeouts and errors, console.log.
 import { encodeFunctionData, getAddress, type Hex, keccak256, pad, toHex } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { traceRootAbi, traceRootBytecode } from './fixtures/tracing.js'
-import { startTestNode, type TestNode, until, waitForReceipt, waitForSealed } from './helpers.js'
+import { startTestNode, until, useTestNode, waitForReceipt, waitForSealed } from './helpers.js'
 
 type Json = any
 
 describe('debug_trace* (geth semantics)', () => {
-  let node: TestNode
+  const lines: string[] = []
+  const node = useTestNode({ blockTime: 400, preconfInterval: 50, silent: false, logger: (line) => lines.push(line) })
   let root: Hex
   let everything: Hex
-  const lines: string[] = []
   const send = async (to: Hex | undefined, data: Hex, gas = 3_000_000n, value = 0n) => {
     const hash = await node.wallet(0).sendTransaction({ to, data, gas, value })
     return { hash, receipt: await waitForReceipt(node, hash) }
@@ -31,7 +31,6 @@ describe('debug_trace* (geth semantics)', () => {
   }
 
   beforeAll(async () => {
-    node = await startTestNode({ blockTime: 400, preconfInterval: 50, silent: false, logger: (line) => lines.push(line) })
     // 10 wei: everything() sends 1 with a call and 1 with a CREATE2.
     const deployed = await send(undefined, traceRootBytecode, 3_000_000n, 10n)
     root = deployed.receipt.contractAddress as Hex
@@ -39,7 +38,6 @@ describe('debug_trace* (geth semantics)', () => {
     // Sealed, so its index in the block is final (dev methods may re-open a pending block).
     await waitForSealed(node, everything)
   })
-  afterAll(() => node?.stop())
 
   it("struct logger: geth's shape, options and default fields", async () => {
     const full = await trace(everything)

@@ -1,14 +1,10 @@
 import { parseEther, zeroHash } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { useTestNode, waitForReceipt } from './helpers.js'
 
 describe('transfers and pre-confirmed receipts', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    // Long block time: the receipt must be served while the block is still open.
-    node = await startTestNode({ blockTime: 60_000, preconfInterval: 50 })
-  })
-  afterAll(() => node.stop())
+  // Long block time: the receipt must be served while the block is still open.
+  const node = useTestNode({ blockTime: 60_000, preconfInterval: 50 })
 
   it('serves a pre-confirmed receipt before the block is sealed, then the sealed one', async () => {
     const wallet = node.wallet(0)

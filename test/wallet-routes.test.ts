@@ -18,7 +18,7 @@ import {
   walletFactoryAbi,
 } from '../src/contracts/index.js'
 import { startAppServer } from '../src/index.js'
-import { startTestNode, type TestNode } from './helpers.js'
+import { useTestNode } from './helpers.js'
 
 const sha256 = (data: Uint8Array | string) => new Uint8Array(createHash('sha256').update(data).digest())
 const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url')
@@ -47,16 +47,12 @@ function softPasskey() {
 }
 
 describe('passkey wallet routes', () => {
-  let node: TestNode
+  const node = useTestNode({ preconfInterval: 50 })
   let app: StartedAppServer
   beforeAll(async () => {
-    node = await startTestNode({ preconfInterval: 50 })
     app = await startAppServer({ rpcUrl: node.rpcUrl, port: 0 }) // the passkey routes are the default
   })
-  afterAll(async () => {
-    await app?.stop()
-    await node?.stop()
-  })
+  afterAll(() => app?.stop())
 
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${app.url}${path}`, {

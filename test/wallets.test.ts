@@ -23,7 +23,7 @@ import {
   toHex,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { parseTypedData, type TypedDataPayload } from '../src/cli/typed-data.js'
 import {
   encodeAddressOwner,
@@ -42,7 +42,7 @@ import {
   webAuthnIndices,
   wrapSignature,
 } from '../src/contracts/index.js'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { useTestNode, waitForReceipt } from './helpers.js'
 
 const payload = parseTypedData(JSON.parse(readFileSync(new URL('../fixtures/spend-permission.json', import.meta.url), 'utf8')))
 const CHAIN_ID = 31337
@@ -151,11 +151,7 @@ function passkeyWallet(deployed: boolean): Signer {
 // ---------------------------------------------------------------- tests
 
 describe('genesis predeploys', () => {
-  let node: TestNode
-  beforeAll(async () => {
-    node = await startTestNode({ chainId: 8453 })
-  })
-  afterAll(() => node.stop())
+  const node = useTestNode({ chainId: 8453 })
 
   it('the factory and its implementation are at the documented addresses in block 0, on any chain id', async () => {
     const at0 = { blockNumber: 0n }
@@ -186,11 +182,10 @@ describe('genesis predeploys', () => {
 })
 
 describe('verifyTypedData against pcnode: EOA, EIP-1271 and ERC-6492 signers', () => {
-  let node: TestNode
+  const node = useTestNode({ preconfInterval: 0, blockTime: 500 })
   const signers = [eoaSigner(), addressWallet(true), addressWallet(false), passkeyWallet(true), passkeyWallet(false)]
 
   beforeAll(async () => {
-    node = await startTestNode({ preconfInterval: 0, blockTime: 500 })
     for (const s of signers.filter((s) => s.deployed)) {
       const hash = await node.wallet(0).writeContract({
         address: WALLET_FACTORY_ADDRESS,
@@ -202,7 +197,6 @@ describe('verifyTypedData against pcnode: EOA, EIP-1271 and ERC-6492 signers', (
       expect(await node.publicClient.getCode({ address: s.address, blockTag: 'pending' })).not.toBeUndefined()
     }
   })
-  afterAll(() => node.stop())
 
   const verify = (address: Address, p: TypedDataPayload, signature: Hex) =>
     node.publicClient.verifyTypedData({ address, ...(p as any), signature })
