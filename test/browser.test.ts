@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StartedAppServer, startAppServer } from '../src/index.js'
-import { startTestNode, type TestNode } from './helpers.js'
+import { useTestNode } from './helpers.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const ARTIFACTS = join(ROOT, 'test-artifacts')
@@ -44,14 +44,13 @@ if (skipReason) console.warn(`browser tests skipped: ${skipReason}`)
 describe.skipIf(skipReason !== undefined)(
   `the example app's page in Chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`,
   () => {
-    let node: TestNode
+    const node = useTestNode({ preconfInterval: 50 })
     let app: StartedAppServer
     let browser: Browser
     let pageUrl: string
 
     beforeAll(async () => {
       mkdirSync(ARTIFACTS, { recursive: true })
-      node = await startTestNode({ preconfInterval: 50 })
       app = await startAppServer({ rpcUrl: node.rpcUrl, port: 0, host: '127.0.0.1' })
       // WebAuthn wants a secure context and a domain as RP ID: http://localhost is both (127.0.0.1 is no RP ID).
       pageUrl = `http://localhost:${app.port}/`
@@ -62,7 +61,6 @@ describe.skipIf(skipReason !== undefined)(
     afterAll(async () => {
       await browser?.close()
       await app?.stop()
-      await node?.stop()
     })
 
     /** A fresh context and page that records console errors and page errors, for failure messages. */
