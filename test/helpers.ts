@@ -88,8 +88,8 @@ export interface PollOptions {
 
 /**
  * Calls `fn` until `ok` holds for its value (by default: until it returns something other than
- * undefined or null) and returns that value; throws after `timeoutMs`. Every wait in the tests
- * goes through here: they wait on what they can observe, never on a fixed sleep.
+ * undefined or null) and returns that value; throws after `timeoutMs`. The tests wait through it
+ * on what they can observe, never on a fixed sleep.
  */
 export function poll<T>(fn: () => T | Promise<T>, ok?: undefined, options?: PollOptions): Promise<NonNullable<T>>
 export function poll<T>(fn: () => T | Promise<T>, ok: (value: T) => boolean, options?: PollOptions): Promise<T>
