@@ -97,7 +97,7 @@ describe('records shared with the previous block (compact.ts)', () => {
     const unread = () => {
       throw new Error('a lazy field was read')
     }
-    // As engine/tx.ts loads them: the decoded fields are getters.
+    // As engine/tx/record.ts loads them: the decoded fields are getters.
     for (const t of [first, second]) {
       for (const field of ['chainId', 'nonce', 'to']) Object.defineProperty(t.txs[0].tx, field, { enumerable: true, get: unread })
     }

@@ -1,4 +1,4 @@
-// eth_call runs a fee-less, value-less call as a bare message (engine/hooks/message-call.ts), not
+// eth_call runs a fee-less, value-less call as a bare message (engine/vm/message-call.ts), not
 // through runTx. Each call here runs both ways on one state, and the outputs must be the same:
 // what the EVM sees of the transaction (intrinsic gas, warm addresses, the sender's nonce bump,
 // original storage values, transient storage), reverts, halts, nested calls and refusals.

@@ -83,7 +83,7 @@ export interface Authorization {
 
 /**
  * A transaction as the node keeps it: its wire bytes, hash and sender, and its decoded fields as
- * plain values. The engine keeps its own executable object beside it (engine/tx.ts).
+ * plain values. The engine keeps its own executable object beside it (engine/tx/record.ts).
  */
 export interface TxRecord {
   readonly type: number

@@ -36,7 +36,7 @@ export function shareWithPrevious(block: BlockRecord, prev: BlockRecord | undefi
 }
 
 /**
- * A transaction loaded from a state file decodes its fields when first read (getters: engine/tx.ts);
+ * A transaction loaded from a state file decodes its fields when first read (getters: engine/tx/record.ts);
  * it is left as it is, unread. Asked of one field, not of every field (a descriptor per field of
  * every record cost ~14 µs a block).
  */

@@ -2,7 +2,7 @@
 // before the transaction runs, as geth's does with tx.SetCodeAuthorizations()).
 import { eoaCode7702RecoverAuthority } from '@ethereumjs/util'
 import type { Authorization } from '../types.js'
-import { authorizationItem } from './tx/tx.js'
+import { authorizationItem } from './tx/record.js'
 
 /** The authorities of `list`; entries whose signature does not recover are left out, as geth skips them. */
 export function authoritiesOf(list: Authorization[] | undefined): Uint8Array[] {

@@ -12,7 +12,7 @@ import type { BlockRecord, IncludedTx } from '../types.js'
 import type { Engine } from './engine.js'
 import { writeGenesisFileState } from './genesis-file.js'
 import { absentHeaderFields, headerFieldsOf } from './header.js'
-import { recordOf } from './tx/tx.js'
+import { recordOf } from './tx/record.js'
 
 /** A block that did not import: which one and why. */
 export class ChainImportError extends Error {

@@ -21,18 +21,10 @@ import { type AccountDump, dumpAccounts, type ForkDump, writeAccounts } from './
 import { orderedTrieRoot } from './store/trie.js'
 import { applySystemWrites, BEACON_ROOTS_ADDRESS, HISTORY_ADDRESS, installSystemContracts } from './system-contracts.js'
 import { isBlobNetworkWrapper } from './tx/blob-wrapper.js'
-import {
-  buildTransaction,
-  callRecord,
-  decodeBlobTransaction,
-  decodeTransaction,
-  floorDataGas,
-  intrinsicGas,
-  lazyTransaction,
-  restoreTransaction,
-  type TxFields,
-  unsignedTransaction,
-} from './tx/tx.js'
+import { buildTransaction, type TxFields, unsignedTransaction } from './tx/build.js'
+import { callRecord } from './tx/call.js'
+import { decodeBlobTransaction, decodeTransaction, restoreTransaction } from './tx/decode.js'
+import { floorDataGas, intrinsicGas, lazyTransaction } from './tx/record.js'
 import { ExecView, StateView } from './view.js'
 import { indexActivatedEips } from './vm/commons.js'
 import { fastCrypto } from './vm/crypto.js'

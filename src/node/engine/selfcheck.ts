@@ -46,29 +46,29 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
   const { common, state } = engine
   const vm = engine.live.vm
 
-  // commons.ts indexActivatedEips: reads the protected, replaced-not-mutated `_activatedEIPsCache`.
+  // vm/commons.ts indexActivatedEips: reads the protected, replaced-not-mutated `_activatedEIPsCache`.
   const cache = (common as unknown as { _activatedEIPsCache?: unknown })._activatedEIPsCache
-  check(Array.isArray(cache), 'commons.ts indexActivatedEips', 'Common._activatedEIPsCache to be an array')
+  check(Array.isArray(cache), 'vm/commons.ts indexActivatedEips', 'Common._activatedEIPsCache to be an array')
   for (const eip of [1559, 2930, 3855, 4844, 6800, 7702, 7825, 7864, 7951]) {
     check(
       common.isActivatedEIP(eip) === Common.prototype.isActivatedEIP.call(common, eip),
-      'commons.ts indexActivatedEips',
+      'vm/commons.ts indexActivatedEips',
       `isActivatedEIP(${eip}) to answer as upstream`,
     )
   }
-  // commons.ts withParams: header and transaction constructors call common.copy() and keep the copy.
+  // vm/commons.ts withParams: header and transaction constructors call common.copy() and keep the copy.
   const header = createBlockHeader({ number: 1n }, { common: blockCommon(common), setHardfork: false })
-  check(header.common === blockCommon(common), 'commons.ts blockCommon', 'BlockHeader to keep the Common copy() returns')
+  check(header.common === blockCommon(common), 'vm/commons.ts blockCommon', 'BlockHeader to keep the Common copy() returns')
   const tx = createLegacyTx({ gasLimit: 21000n, gasPrice: 1n }, { common: txCommon(common) })
-  check(tx.common === txCommon(common), 'commons.ts txCommon', 'transactions to keep the Common copy() returns')
-  // tx.ts keepEncoding: the public `cache` a decoded transaction reads its hash from.
+  check(tx.common === txCommon(common), 'vm/commons.ts txCommon', 'transactions to keep the Common copy() returns')
+  // tx/record.ts keepEncoding: the public `cache` a decoded transaction reads its hash from.
   const decoded = createTxFromRLP(tx.serialize(), { common: txCommon(common), freeze: false })
-  check(typeof decoded.cache === 'object' && decoded.cache !== null, 'tx.ts keepEncoding', 'a transaction `cache` object')
+  check(typeof decoded.cache === 'object' && decoded.cache !== null, 'tx/record.ts keepEncoding', 'a transaction `cache` object')
 
-  // state.ts FastStateManager: the protected caches (storage writes, synchronous account reads).
+  // store/state.ts FastStateManager: the protected caches (storage writes, synchronous account reads).
   const caches = (state as unknown as { _caches?: { storage?: { put?: unknown }; account?: { get?: unknown } } })._caches
-  check(typeof caches?.storage?.put === 'function', 'state.ts putStorage', 'MerkleStateManager._caches.storage.put()')
-  check(typeof caches?.account?.get === 'function', 'state.ts peekAccount', 'MerkleStateManager._caches.account.get()')
+  check(typeof caches?.storage?.put === 'function', 'store/state.ts putStorage', 'MerkleStateManager._caches.storage.put()')
+  check(typeof caches?.account?.get === 'function', 'store/state.ts peekAccount', 'MerkleStateManager._caches.account.get()')
   // view.ts StateView.peek(): the code and storage caches, read synchronously for JS tracers.
   const peekCaches = caches as { code?: { get?: unknown }; storage?: { get?: unknown } } | undefined
   check(
@@ -76,40 +76,40 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
     'view.ts StateView.peek',
     'MerkleStateManager._caches.code.get() and _caches.storage.get()',
   )
-  // engine.ts views and state-io.ts: the protected trie, its shallow copies and its database.
+  // engine.ts views and store/state-io.ts: the protected trie, its shallow copies and its database.
   const trie = (state as unknown as { _trie?: MerklePatriciaTrie })._trie
   check(typeof trie?.shallowCopy === 'function', 'engine.ts viewAt', 'MerkleStateManager._trie.shallowCopy()')
-  check(typeof trie?.database().batch === 'function', 'state-io.ts writeAccounts', "the trie's database().batch()")
-  // read-memo.ts: views and storage tries are the state trie's shallow copies, which keep its memo.
+  check(typeof trie?.database().batch === 'function', 'store/state-io.ts writeAccounts', "the trie's database().batch()")
+  // store/read-memo.ts: views and storage tries are the state trie's shallow copies, which keep its memo.
   check(
     trie?.shallowCopy(false) instanceof MemoTrie,
-    'read-memo.ts MemoTrie',
+    'store/read-memo.ts MemoTrie',
     'MerklePatriciaTrie.shallowCopy() to return a trie',
   )
-  // view.ts: the checkpoint count errors from inside the EVM are unwound to (state.ts checkpointDepth).
+  // view.ts: the checkpoint count errors from inside the EVM are unwound to (store/state.ts checkpointDepth).
   check(
     typeof (state as unknown as { _checkpointCount?: unknown })._checkpointCount === 'number',
-    'state.ts checkpointDepth',
+    'store/state.ts checkpointDepth',
     'MerkleStateManager._checkpointCount to be a number',
   )
-  // read-memo.ts MemoTrie.get: reads the store directly unless writes wait in CheckpointDB's layers.
+  // store/read-memo.ts MemoTrie.get: reads the store directly unless writes wait in CheckpointDB's layers.
   let layers: unknown
   try {
     layers = (trie as MemoTrie).writesInCheckpoints()
   } catch {}
-  check(typeof layers === 'boolean', 'read-memo.ts writesInCheckpoints', "the trie's _db.checkpoints[].keyValueMap")
+  check(typeof layers === 'boolean', 'store/read-memo.ts writesInCheckpoints', "the trie's _db.checkpoints[].keyValueMap")
   await checkBatchedFlush(common)
-  // proof.ts: storage tries come from the protected _getStorageTrie, after flush().
+  // store/proof.ts: storage tries come from the protected _getStorageTrie, after flush().
   const access = state as unknown as { _getStorageTrie?: unknown; flush?: unknown }
   check(
     typeof access._getStorageTrie === 'function' && typeof access.flush === 'function',
-    'proof.ts proveAccount',
+    'store/proof.ts proveAccount',
     'MerkleStateManager._getStorageTrie() and flush()',
   )
-  // state.ts FlatKeyDB: MapDB keeps its entries in the public-but-underscored `_database` map.
+  // store/state.ts FlatKeyDB: MapDB keeps its entries in the public-but-underscored `_database` map.
   check(
     (new MapDB() as unknown as { _database?: unknown })._database instanceof Map,
-    'state.ts FlatKeyDB',
+    'store/state.ts FlatKeyDB',
     'MapDB._database to be a Map',
   )
 
@@ -120,11 +120,15 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
     'hooks/precompiles.ts',
     "EVM._precompiles to be a Map keyed by unprefixed address ('00…01' for ecrecover)",
   )
-  // hooks/opcodes.ts: the EVM's protected opcode map of { opHandler } entries.
+  // hooks/opcode-wrappers.ts: the EVM's protected opcode map of { opHandler } entries.
   const ops = opcodeMap(vm)
   // (Opcodes of every hardfork: a genesis file starts at chainstart, before BASEFEE.)
   for (const op of [OP.BLOCKHASH, OP.LOG0, OP.SELFDESTRUCT]) {
-    check(typeof ops?.[op]?.opHandler === 'function', 'hooks/opcodes.ts', `EVM._opcodeMap[0x${op.toString(16)}].opHandler`)
+    check(
+      typeof ops?.[op]?.opHandler === 'function',
+      'hooks/opcode-wrappers.ts',
+      `EVM._opcodeMap[0x${op.toString(16)}].opHandler`,
+    )
   }
 
   // hooks/call-sender.ts: a call from an account with code runs (the EIP-3607 check skipped) and
@@ -165,14 +169,14 @@ async function traceCheck(engine: CheckedEngine, sender: Uint8Array, env: BlockE
 }
 
 /**
- * hooks/interpreter.ts: the inline step loop answers as ethereumjs' own (which a `step` listener
+ * vm/interpreter.ts: the inline step loop answers as ethereumjs' own (which a `step` listener
  * selects): output, gas and error of programs with jumps, memory, keccak, a revert, an invalid
  * opcode and running out of gas. Runs with runCode: no state is touched.
  */
 async function interpreterCheck(engine: CheckedEngine): Promise<void> {
   const evm = engine.live.vm.evm
   const events = evm.events
-  check(events !== undefined, 'hooks/interpreter.ts', 'the EVM to have an event emitter')
+  check(events !== undefined, 'vm/interpreter.ts', 'the EVM to have an event emitter')
   const hex = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'))
   // 40 rounds of h = keccak256(h) from calldata, then RETURN (rpcbench's KECCAK_RUNTIME, 40 rounds).
   const keccakLoop = hex('60043560005260285b602060002060005260019003806008575060206000f3')
@@ -185,7 +189,7 @@ async function interpreterCheck(engine: CheckedEngine): Promise<void> {
     [hex('60043519600552600351612010526120005160405260606000f3'), 100_000n],
     [hex('60016002fe'), 100_000n], // INVALID
     [hex('600456005b60ff'), 100_000n], // JUMP over STOP to a JUMPDEST, then off the end
-    // The opcodes inline-ops.ts runs, after a first JUMP (PUSH1 3 JUMP JUMPDEST: jump analysis
+    // The opcodes vm/inline-ops.ts runs, after a first JUMP (PUSH1 3 JUMP JUMPDEST: jump analysis
     // done). ADD and SUB wrapping, LT GT (of equal words too) EQ ISZERO AND OR XOR PUSH0 PUSH2 PUSH32, DUP16 SWAP16
     // SWAP8 DUP9 POP, MSTORE MLOAD KECCAK256 within paid memory, results returned.
     [
@@ -228,7 +232,7 @@ async function interpreterCheck(engine: CheckedEngine): Promise<void> {
     } finally {
       events?.off('step', listener)
     }
-    check(inline === original, 'hooks/interpreter.ts', `the inline loop to answer as Interpreter.run (${inline} vs ${original})`)
+    check(inline === original, 'vm/interpreter.ts', `the inline loop to answer as Interpreter.run (${inline} vs ${original})`)
   }
 }
 
@@ -263,7 +267,7 @@ async function functionalCheck(engine: CheckedEngine): Promise<void> {
 }
 
 /**
- * state.ts FastStateManager.flush: replaces upstream's flush, reading its caches' flush() items and
+ * store/state.ts FastStateManager.flush: replaces upstream's flush, reading its caches' flush() items and
  * the storage tries it keeps. The same writes through both must give the same state root.
  */
 async function checkBatchedFlush(common: Common): Promise<void> {
@@ -289,7 +293,7 @@ async function checkBatchedFlush(common: Common): Promise<void> {
   const [mine, theirs] = await Promise.all([ours.getStateRoot(), upstream.getStateRoot()])
   check(
     Buffer.compare(mine, theirs) === 0 && (await ours.getStorage(b, slot(2)))[0] === 8,
-    'state.ts FastStateManager.flush',
+    'store/state.ts FastStateManager.flush',
     "MerkleStateManager's caches to flush as [address, elem] / [address, key, value] items",
   )
 }

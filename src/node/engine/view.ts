@@ -24,7 +24,8 @@ import { ForkStateManager } from './store/fork-state.js'
 import { type AccountProof, proveAccount } from './store/proof.js'
 import { checkpointDepth, unwindTo } from './store/state.js'
 import { historyContract } from './system-contracts.js'
-import { callTransaction, engineTx } from './tx/tx.js'
+import { callTransaction } from './tx/call.js'
+import { engineTx } from './tx/record.js'
 import { runAsMessage, runsAsMessage } from './vm/message-call.js'
 
 interface PeekCaches {
@@ -206,7 +207,7 @@ export interface ExecuteOptions {
   /** Report the accounts and slots touched (eth_createAccessList). */
   accessList?: boolean
   observer?: ExecutionObserver
-  /** An OP-stack block's fees besides gas (engine/rollup.ts); none on Ethereum. */
+  /** An OP-stack block's fees besides gas (opstack/rollup.ts); none on Ethereum. */
   rollup?: RollupFees
   /** geth's tracing hooks for this execution only (debug_trace*: tracing/). */
   trace?: TraceHooks
@@ -243,7 +244,7 @@ export class ExecView extends StateView {
     }))
   }
 
-  /** An OP-stack deposit (engine/deposit.ts): never refused; a refusal is a failed receipt. */
+  /** An OP-stack deposit (opstack/deposit.ts): never refused; a refusal is a failed receipt. */
   private async deposit(tx: TxRecord, env: BlockEnv, opts: ExecuteOptions): Promise<ExecResult> {
     const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
     const tracing = opts.trace ? attachTrace(this.vm, opts.trace) : undefined
@@ -305,7 +306,7 @@ export class ExecView extends StateView {
 
   /**
    * What eth_call answers: the call's return data and error, without its gas figures. A call that
-   * pays no fee and moves no value runs as a bare message (hooks/message-call.ts); any other as
+   * pays no fee and moves no value runs as a bare message (vm/message-call.ts); any other as
    * call() runs it.
    */
   async callOutput(

@@ -1,4 +1,4 @@
-// The fork's state as the engine reads it (engine/fork-state.ts ForkSource): accounts, storage
+// The fork's state as the engine reads it (engine/store/fork-state.ts ForkSource): accounts, storage
 // slots and block hashes at the fork block, each asked of the upstream once. Reads are pinned to
 // the fork block by hash (EIP-1898), falling back to its number where the upstream refuses hashes
 // (anvil's --fork-state-by-number); never through eth_getProof, which most nodes serve only near

@@ -9,7 +9,7 @@ import { daFootprint, fastLzSize, l1Cost, nextBaseFee, operatorFee } from './fee
 import { isL1InfoDeposit, type L1BlockValues, l1InfoDeposit, nextL1Block, readL1Block } from './l1-block.js'
 import { BASE_EIP1559, decodeExtraData, encodeExtraData, type L1FeeParams, PREDEPLOYS } from './params.js'
 
-/** The vaults a transaction's fees are paid into (engine/rollup.ts credits them; tracers look them up). */
+/** The vaults a transaction's fees are paid into (engine/opstack/rollup.ts credits them; tracers look them up). */
 export const FEE_VAULTS = {
   baseFee: PREDEPLOYS.BaseFeeVault,
   l1Fee: PREDEPLOYS.L1FeeVault,
@@ -44,6 +44,7 @@ export class OpStack {
   /** In the open block's L1-info deposit: made again if that block is re-opened, done once it is sealed. */
   private applying: Partial<L1FeeParams> = {}
   private readonly deposits: TxRecord[] = []
+  private readonly depositListeners: Array<(tx: TxRecord) => void> = []
 
   constructor(initial: L1FeeParams) {
     this.current = initial
@@ -89,9 +90,15 @@ export class OpStack {
 
   // --- deposits from eth_sendRawTransaction ----------------------------------------------------
 
-  /** A user deposit, to run at the start of a block (after the L1-info deposit). */
+  /** A user deposit, to run at the start of a block (after the L1-info deposit); the listeners hear of it. */
   queueDeposit(tx: TxRecord): void {
     this.deposits.push(tx)
+    for (const listener of this.depositListeners) listener(tx)
+  }
+
+  /** Told of each user deposit queued (the block builder listens, as it does to the pool). */
+  onDepositQueued(listener: (tx: TxRecord) => void): void {
+    this.depositListeners.push(listener)
   }
 
   /**
@@ -125,7 +132,7 @@ export class OpStack {
 
   // --- fees ---------------------------------------------------------------------------------
 
-  /** What a block with these L1 values charges besides gas (engine/rollup.ts applies it). */
+  /** What a block with these L1 values charges besides gas (engine/opstack/rollup.ts applies it). */
   fees(p: L1FeeParams): RollupFees {
     return {
       l1Fee: (bytes, signed) => l1Cost(p, flzOf(bytes) + (signed ? 0 : UNSIGNED_OVERHEAD)).fee,

@@ -15,7 +15,7 @@ import type { BlockEnv } from '../header.js'
 import { runTxIgnoringSenderCode } from '../hooks/call-sender.js'
 import { overrideBlockOpcodes } from '../hooks/opcode-wrappers.js'
 import { DEPOSIT_TX_TYPE } from '../receipts.js'
-import { callTransaction } from '../tx/tx.js'
+import { callTransaction } from '../tx/call.js'
 
 /** A deposit's fields (what its RLP carries: OP specs, deposits.md). */
 export interface DepositInput {

@@ -21,7 +21,7 @@ function loadNative(): NativeSecp | undefined {
   }
 }
 
-/** A keccak256 that may also give the hash as a 256-bit word (hooks/interpreter.ts uses it when present). */
+/** A keccak256 that may also give the hash as a 256-bit word (interpreter.ts uses it when present). */
 export type Keccak = ((data: Uint8Array) => Uint8Array) & { word?: (data: Uint8Array) => bigint }
 
 let cached: Promise<CustomCrypto> | undefined

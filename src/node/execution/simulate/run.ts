@@ -52,7 +52,7 @@ export interface SimulateContext {
   timeStep: bigint
   /** Which stateRoot the simulated blocks report (profile.ts); Base's zero root when absent. */
   profile?: Pick<ChainProfile, 'simulatedStateRoot' | 'oneMovePerTarget'>
-  /** OP stack: the L1 data and operator fees calls that pay fees are charged (engine/rollup.ts). */
+  /** OP stack: the L1 data and operator fees calls that pay fees are charged (engine/opstack/rollup.ts). */
   rollup?: RollupFees
   /** The base fee of a block after `parent` (the chain's rule: an OP stack's differs); EIP-1559's when absent. */
   nextBaseFee?: (parent: HeaderFields) => bigint
