@@ -82,6 +82,7 @@ export class DevNode {
       pendingNonce: (from) => this.getTransactionCount(from, { tag: 'pending' }),
       estimateGas: (req) => this.estimateGas(req, { tag: 'pending' }),
       pendingBaseFee: () => this.pendingBaseFee(),
+      nextHeader: () => ctx.producer.nextHeaderFields(),
     })
     this.persistence = new Persistence(ctx)
     this.dev = new DevControl(ctx, this.persistence, this.admission, alloc)
@@ -117,6 +118,16 @@ export class DevNode {
     const opStack = profile.opStack ? new OpStack(l1FeesOf(options)) : undefined
     const producer = new BlockProducer(engine, chain, events, opStack)
     const sequencer = new Sequencer(engine, chain, pool, producer, events, options, logError)
+    // What enters the pool (or the deposit queue) is announced once, then the sequencer hears of it
+    // (anvil's miner listens to its pool the same way); a pool put back as it was is not announced again.
+    pool.onAdded((info, arrival) => {
+      if (arrival === 'new') events.emit('pendingTx', info)
+      sequencer.notify()
+    })
+    opStack?.onDepositQueued((tx) => {
+      events.emit('pendingTx', { tx, receivedAt: performance.now() })
+      sequencer.notify()
+    })
     const ctx: NodeContext = {
       options,
       profile,

@@ -60,10 +60,5 @@ export async function restoreSnapshot({ engine, chain, pool, producer }: NodePar
   chain.pending = snap.pending && copyPending(snap.pending)
   for (const t of chain.pending?.txs ?? []) chain.addPreconfirmed(t)
   producer.resync()
-  replacePool(pool, snap.pool)
-}
-
-export function replacePool(pool: TxPool, txs: PoolTxInfo[]): void {
-  for (const info of pool.all()) pool.remove(info)
-  for (const info of txs) pool.add(info)
+  pool.replaceAll(snap.pool)
 }

@@ -27,7 +27,7 @@ export async function reopen(ctx: NodeContext, timestamp?: bigint, drop?: (t: In
       // Deposits run at the start of the block again (opstack/opstack.ts).
       if (t.tx.deposit) ctx.opStack?.requeue(t.tx)
       else {
-        pool.add({ tx: t.tx, receivedAt: t.preconfirmedAt })
+        pool.add({ tx: t.tx, receivedAt: t.preconfirmedAt }, 'restored')
         requeued++
       }
     }

@@ -31,7 +31,6 @@ export class Snapshots {
     clock.offset = snap.offset
     clock.nextTimestamp = snap.nextTimestamp
     if (!chain.pending && sequencer.preconfirming) await producer.open()
-    sequencer.notify() // at interval 0 nothing else would pre-confirm the restored pool
   }
 
   /** Inside the queue, once the node has started: what anvil_reset returns to. */

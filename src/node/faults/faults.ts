@@ -210,17 +210,14 @@ export class PreconfFaults {
    * sent again, their nonce used or taken by another of the sender's transactions.
    */
   private async requeueHeld(): Promise<void> {
-    const { chain, pool, engine, events, sequencer } = this.ctx
+    const { chain, pool, engine } = this.ctx
     const held = this.held
     this.held = []
     for (const tx of held) {
       if (chain.getTx(tx.hash) || pool.has(tx.hash) || pool.atNonce(tx.from, tx.nonce)) continue
       if (tx.nonce < (await engine.live.nonce(tx.from))) continue
-      const info = { tx, receivedAt: performance.now() }
-      pool.add(info)
-      events.emit('pendingTx', info)
+      pool.add({ tx, receivedAt: performance.now() })
     }
-    sequencer.notify()
   }
 
   // --- halt, restart, cadence ---------------------------------------------------------------

@@ -6,7 +6,6 @@
 
 import type { NodeContext } from '../context.js'
 import { InvalidParamsError, NodeError } from '../errors.js'
-import { replacePool } from '../snapshot.js'
 import { Fork } from './fork.js'
 import { type Alloc, forkStart } from './genesis.js'
 import type { ForkOptions } from './options.js'
@@ -65,7 +64,7 @@ export async function refork(ctx: NodeContext, fork: Fork, alloc: Alloc): Promis
   chain.setStateRootOverride(record, root)
   chain.stateFrom = 0n
   ctx.fork = fork
-  replacePool(pool, [])
+  pool.replaceAll([])
   opStack?.takeDeposits()
   clock.offset = 0n
   clock.nextTimestamp = undefined

@@ -44,6 +44,7 @@ export class OpStack {
   /** In the open block's L1-info deposit: made again if that block is re-opened, done once it is sealed. */
   private applying: Partial<L1FeeParams> = {}
   private readonly deposits: TxRecord[] = []
+  private readonly depositListeners: Array<(tx: TxRecord) => void> = []
 
   constructor(initial: L1FeeParams) {
     this.current = initial
@@ -89,9 +90,15 @@ export class OpStack {
 
   // --- deposits from eth_sendRawTransaction ----------------------------------------------------
 
-  /** A user deposit, to run at the start of a block (after the L1-info deposit). */
+  /** A user deposit, to run at the start of a block (after the L1-info deposit); the listeners hear of it. */
   queueDeposit(tx: TxRecord): void {
     this.deposits.push(tx)
+    for (const listener of this.depositListeners) listener(tx)
+  }
+
+  /** Told of each user deposit queued (the block builder listens, as it does to the pool). */
+  onDepositQueued(listener: (tx: TxRecord) => void): void {
+    this.depositListeners.push(listener)
   }
 
   /**

@@ -1,6 +1,6 @@
 // How a transaction enters the pool (anvil's backend/validate.rs with its pool): raw sends decoded
 // with geth's texts, eth_sendTransaction's defaults filled and signed by a dev key, impersonated
-// sends built unsigned, then validation against the pre-confirmed state and a nudge to the sequencer.
+// sends built unsigned, then validation against the pre-confirmed state; the pool tells the sequencer.
 import type { DevAccount } from '../accounts.js'
 import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
@@ -15,6 +15,8 @@ export interface FillSources {
   pendingNonce(from: Uint8Array): Promise<bigint>
   estimateGas(req: CallRequest): Promise<bigint>
   pendingBaseFee(): bigint
+  /** The header fields the next block opens with, when none is open (validation's gas limit and base fee). */
+  nextHeader(): HeaderFields
 }
 
 export class Admission {
@@ -49,13 +51,11 @@ export class Admission {
 
   /** A user deposit: queued for the start of a block, where deposits run (opstack/opstack.ts). */
   private submitDeposit(tx: TxRecord): Uint8Array {
-    const { chain, opStack, events, sequencer } = this.ctx
+    const { chain, opStack } = this.ctx
     if (chain.getTx(tx.hash) || opStack?.isQueued(tx.hash)) throw new TxRejectedError('already known')
     const blockGasLimit = (chain.pending ?? chain.head).header.gasLimit
     if (tx.gasLimit > blockGasLimit) throw new TxRejectedError('exceeds block gas limit')
     opStack?.queueDeposit(tx)
-    events.emit('pendingTx', { tx, receivedAt: performance.now() })
-    sequencer.notify()
     return tx.hash
   }
 
@@ -126,8 +126,8 @@ export class Admission {
   }
 
   private admit(info: PoolTxInfo, account: { nonce: bigint; balance: bigint } | undefined): Uint8Array {
-    const { chain, producer, pool, events, sequencer } = this.ctx
-    const header = chain.pending?.header ?? producer.nextHeaderFields()
+    const { chain, pool } = this.ctx
+    const header = chain.pending?.header ?? this.sources.nextHeader()
     try {
       this.validate(info, account, header)
     } catch (error) {
@@ -135,8 +135,6 @@ export class Admission {
       throw error
     }
     pool.add(info)
-    events.emit('pendingTx', info)
-    sequencer.notify()
     return info.tx.hash
   }
 

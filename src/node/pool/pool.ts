@@ -60,9 +60,22 @@ export class NonceTooLowError extends TxRejectedError {
   }
 }
 
+/**
+ * Told of every transaction that enters the pool: `new` when it arrives (a send, a requeue), `restored`
+ * when the pool is put back as it was (a snapshot, a state file, a re-opened block), which followers
+ * were told of already.
+ */
+export type PoolListener = (info: PoolTxInfo, arrival: 'new' | 'restored') => void
+
 export class TxPool {
   private readonly bySender = new Map<string, Map<bigint, PoolTxInfo>>()
   private readonly byHash = new Map<string, PoolTxInfo>()
+  private readonly listeners: PoolListener[] = []
+
+  /** anvil's ready listener: the block builder learns of new work from the pool, not from the senders. */
+  onAdded(listener: PoolListener): void {
+    this.listeners.push(listener)
+  }
 
   get size(): number {
     return this.byHash.size
@@ -156,8 +169,8 @@ export class TxPool {
     return existing
   }
 
-  /** Adds a validated transaction; returns the one it replaced, if any. */
-  add(info: PoolTxInfo): PoolTxInfo | undefined {
+  /** Adds a validated transaction and tells the listeners; returns the one it replaced, if any. */
+  add(info: PoolTxInfo, arrival: 'new' | 'restored' = 'new'): PoolTxInfo | undefined {
     const key = hexKey(info.tx.from)
     let txs = this.bySender.get(key)
     if (!txs) {
@@ -168,7 +181,14 @@ export class TxPool {
     if (replaced) this.byHash.delete(hexKey(replaced.tx.hash))
     txs.set(info.tx.nonce, info)
     this.byHash.set(hexKey(info.tx.hash), info)
+    for (const listener of this.listeners) listener(info, arrival)
     return replaced
+  }
+
+  /** The pool as it was (a snapshot, a state file): what it holds now goes, `txs` come back as restored. */
+  replaceAll(txs: PoolTxInfo[]): void {
+    for (const info of this.all()) this.remove(info)
+    for (const info of txs) this.add(info, 'restored')
   }
 
   remove(info: PoolTxInfo): void {

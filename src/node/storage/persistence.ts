@@ -4,7 +4,7 @@
 
 import { toData as hex } from '../../shared/hex.js'
 import type { NodeContext } from '../context.js'
-import { replacePool, restoreSnapshot, takeSnapshot } from '../snapshot.js'
+import { restoreSnapshot, takeSnapshot } from '../snapshot.js'
 import { type DecodedState, decodeState, parseStateText, StateFormatError } from './state-file/decode.js'
 import { captureState, renderState } from './state-file/encode.js'
 import { readStateFile, removeStaleTemps, StateFileWriter, writeFileAtomic } from './state-file/file.js'
@@ -85,7 +85,6 @@ export class Persistence {
         throw error
       }
       if (!chain.pending && sequencer.preconfirming) await producer.open()
-      sequencer.notify() // at interval 0 nothing else would pre-confirm the loaded pool
     })
   }
 
@@ -110,10 +109,7 @@ export class Persistence {
     producer.resync()
     // Deposits of the saved open block wait for the start of the next one (opstack/opstack.ts).
     for (const info of s.pool) if (info.tx.deposit) this.ctx.opStack?.requeue(info.tx)
-    replacePool(
-      pool,
-      s.pool.filter((info) => !info.tx.deposit),
-    )
+    pool.replaceAll(s.pool.filter((info) => !info.tx.deposit))
     clock.offset = s.timeOffset
     clock.nextTimestamp = undefined
   }
