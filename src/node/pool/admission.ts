@@ -9,6 +9,7 @@ import { InvalidParamsError, TxRejectedError } from '../errors.js'
 import { SUGGESTED_TIP } from '../fees.js'
 import type { CallRequest, HeaderFields, PoolTxInfo, TxRecord } from '../types.js'
 import { NonceTooLowError } from './pool.js'
+import { SenderLocks } from './sender-locks.js'
 
 /** What filling a transaction asks of the node's execution: the pending nonce and an estimate. */
 export interface FillSources {
@@ -21,6 +22,8 @@ export interface FillSources {
 
 export class Admission {
   private readonly keys = new Map<string, DevAccount>()
+  /** Sends the node fills, one sender at a time: each takes the nonce after the one before it. */
+  private readonly senders = new SenderLocks()
 
   constructor(
     private readonly ctx: NodeContext,
@@ -65,8 +68,11 @@ export class Admission {
     const account = this.devAccount(req.from)
     if (!account && this.ctx.cheats.impersonating(req.from)) return this.sendUnsigned(req)
     if (!account) throw new TxRejectedError(`unknown account 0x${hexKey(req.from)}`)
-    const fields = await this.fill(req, req.from)
-    return this.submit(this.ctx.engine.buildTransaction(fields, { privateKey: hexBytes(account.privateKey) }))
+    const from = req.from
+    return this.senders.with(hexKey(from), async () => {
+      const fields = await this.fill(req, from)
+      return this.submit(this.ctx.engine.buildTransaction(fields, { privateKey: hexBytes(account.privateKey) }))
+    })
   }
 
   /**
@@ -76,8 +82,10 @@ export class Admission {
   async sendUnsigned(req: CallRequest): Promise<Uint8Array> {
     const from = req.from
     if (!from) throw new InvalidParamsError('missing from')
-    const fields = await this.fill(req, from)
-    return this.submit(this.ctx.engine.buildTransaction(fields, { impersonated: from }))
+    return this.senders.with(hexKey(from), async () => {
+      const fields = await this.fill(req, from)
+      return this.submit(this.ctx.engine.buildTransaction(fields, { impersonated: from }))
+    })
   }
 
   /**
