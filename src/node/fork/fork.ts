@@ -26,6 +26,9 @@ export interface ForkStats {
   failures: number
 }
 
+/** Base, Base Sepolia, OP Mainnet, OP Sepolia. */
+const OP_STACK_CHAIN_IDS: ReadonlySet<number> = new Set([8453, 84532, 10, 11155420])
+
 export class Fork {
   private constructor(
     readonly options: ForkOptions,
@@ -97,10 +100,16 @@ export class Fork {
     return forkBlockRecord(this.block)
   }
 
-  /** Whether the upstream is an OP-stack chain: its blocks' fee recipient is the SequencerFeeVault, as on Base. */
+  /**
+   * Whether the upstream is an OP-stack chain: its blocks' fee recipient is the SequencerFeeVault,
+   * as on Base, or its chain id is Base's or OP's (the chains Foundry's alloy-chains marks OP-stack
+   * among them). The chain id settles what one block cannot: an anvil forking Base mines its own
+   * blocks with its own coinbase, and an anvil started with Base Sepolia's id stands in for it.
+   */
   get opStack(): boolean {
     const miner = this.block.miner
-    return typeof miner === 'string' && miner.slice(2).toLowerCase() === hexKey(PREDEPLOYS.SequencerFeeVault)
+    if (typeof miner === 'string' && miner.slice(2).toLowerCase() === hexKey(PREDEPLOYS.SequencerFeeVault)) return true
+    return OP_STACK_CHAIN_IDS.has(this.chainId)
   }
 
   stats(): ForkStats {

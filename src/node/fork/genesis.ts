@@ -5,6 +5,7 @@
 import type { Chain } from '../chain/chain.js'
 import type { Engine } from '../engine/index.js'
 import { EMPTY_TRIE_ROOT } from '../header-fields.js'
+import { FEE_VAULTS } from '../opstack/opstack.js'
 import type { NodeOptions } from '../options.js'
 import type { BlockRecord } from '../types.js'
 import type { Fork } from './fork.js'
@@ -28,8 +29,8 @@ export function forkDefaults(input: NodeOptions, fork: Fork): NodeOptions {
 }
 
 /** Attaches the engine to `fork` and puts its block on `chain`, with the dev accounts funded in its state. */
-export async function writeForkGenesis(engine: Engine, chain: Chain, fork: Fork, alloc: Alloc): Promise<void> {
-  const { record, root } = await forkStart(engine, fork, alloc)
+export async function writeForkGenesis(engine: Engine, chain: Chain, fork: Fork, alloc: Alloc, opStack: boolean): Promise<void> {
+  const { record, root } = await forkStart(engine, fork, alloc, opStack)
   chain.addSealed(record)
   // The block keeps the upstream's header (and so its hash); reads at it see the local state.
   chain.setStateRootOverride(record, root)
@@ -37,15 +38,28 @@ export async function writeForkGenesis(engine: Engine, chain: Chain, fork: Fork,
 
 /**
  * The engine on `fork`, the live state empty but for the dev accounts' funding; the fork block's
- * record and the state root reads at it use. Inside the queue, or before it runs.
+ * record and the state root reads at it use. `opStack`: blocks pay fees into the OP fee vaults.
+ * Inside the queue, or before it runs.
  */
-export async function forkStart(engine: Engine, fork: Fork, alloc: Alloc): Promise<{ record: BlockRecord; root: Uint8Array }> {
+export async function forkStart(
+  engine: Engine,
+  fork: Fork,
+  alloc: Alloc,
+  opStack: boolean,
+): Promise<{ record: BlockRecord; root: Uint8Array }> {
   engine.attachFork(fork.state)
   const { live } = engine
   await live.setRoot(EMPTY_TRIE_ROOT)
-  // Read together (in parallel), then funded one by one; the system contracts every block writes
-  // to are read meanwhile, so the first block does not wait for them one by one.
-  await Promise.all([...alloc.map(({ address }) => live.account(address)), engine.prefetchSystemContracts(live)])
+  // Read together (in parallel), then funded one by one. What every block writes to is read
+  // meanwhile: the system contracts, and on an OP stack the fee vaults its transactions pay into.
+  // Otherwise the first flashblock with a transaction reads them from the upstream one by one
+  // inside the serial queue, and every send and read waits behind it.
+  const vaults = opStack ? Object.values(FEE_VAULTS) : []
+  await Promise.all([
+    ...alloc.map(({ address }) => live.account(address)),
+    ...vaults.map((address) => live.account(address)),
+    engine.prefetchSystemContracts(live),
+  ])
   await live.checkpoint()
   for (const { address, balance } of alloc) await live.putAccount(address, { balance })
   await live.commit()

@@ -59,7 +59,7 @@ export async function refork(ctx: NodeContext, fork: Fork, alloc: Alloc): Promis
   if (chain.pending) chain.dropPreconfirmed(chain.pending)
   chain.pending = undefined
   const previous = ctx.fork
-  const { record, root } = await forkStart(engine, fork, alloc)
+  const { record, root } = await forkStart(engine, fork, alloc, opStack !== undefined)
   chain.replaceBlocks([record])
   chain.setStateRootOverride(record, root)
   chain.stateFrom = 0n

@@ -24,7 +24,7 @@ export async function writeGenesis(
   opStack: boolean,
   fork?: Fork,
 ): Promise<void> {
-  if (fork) return writeForkGenesis(engine, chain, fork, alloc)
+  if (fork) return writeForkGenesis(engine, chain, fork, alloc, opStack)
   if (engine.genesisFile) return fileGenesis(engine, chain, options)
   chain.addSealed(await devGenesis(engine, options, alloc, opStack))
 }
