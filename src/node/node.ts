@@ -116,7 +116,8 @@ export class DevNode {
     const events = new NodeEvents()
     const pool = new TxPool()
     const opStack = profile.opStack ? new OpStack(l1FeesOf(options)) : undefined
-    const producer = new BlockProducer(engine, chain, events, opStack)
+    const clock = new DevClock()
+    const producer = new BlockProducer(engine, chain, events, opStack, () => clock.now())
     const sequencer = new Sequencer(engine, chain, pool, producer, events, options, logError)
     // What enters the pool (or the deposit queue) is announced once, then the sequencer hears of it
     // (anvil's miner listens to its pool the same way); a pool put back as it was is not announced again.
@@ -138,7 +139,7 @@ export class DevNode {
       events,
       producer,
       sequencer,
-      clock: new DevClock(),
+      clock,
       hints: new PreconfHints(chain, log),
       cheats: new Cheats(),
       fork,

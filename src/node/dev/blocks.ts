@@ -34,13 +34,11 @@ export async function reopen(ctx: NodeContext, timestamp?: bigint, drop?: (t: In
   }
   producer.resync()
   // Followers were told of these already: the re-run does not announce them again (events.ts `replayed`).
-  producer.replaying = new Set((pending?.txs ?? []).filter((t) => !drop?.(t)).map((t) => hexKey(t.tx.hash)))
-  try {
+  const replaying = new Set((pending?.txs ?? []).filter((t) => !drop?.(t)).map((t) => hexKey(t.tx.hash)))
+  await producer.rerun({ announce: true, replaying }, async () => {
     await producer.open(timestamp)
     if (requeued > 0 && sequencer.isRunning) await fill(ctx)
-  } finally {
-    producer.replaying = undefined
-  }
+  })
 }
 
 /** Pre-confirms every ready pool transaction into the pending block. */

@@ -32,8 +32,7 @@ export class DevControl {
     this.snapshots = new Snapshots(ctx)
     this.edits = new StateEdits(ctx)
     this.mining = new Mining(ctx, () => this.mine())
-    const { producer, events, clock } = ctx
-    producer.clock = () => clock.now()
+    const { events, clock } = ctx
     // Blocks sealed faster than one a second run ahead of the clock (parent + 1); the clock follows
     // them, as Hardhat's does, so evm_increaseTime(n) puts the next block n seconds past the head.
     events.on('block', ({ block }) => {

@@ -75,12 +75,10 @@ export async function rerunOpenBlock(ctx: NodeContext, plan: RerunPlan): Promise
   await engine.live.setRoot(await chain.settledRootOf(chain.head))
   opStack?.requeueFirst(old.txs.filter((t) => t.tx.deposit).map((t) => t.tx))
   producer.resync()
-  producer.muted = !plan.announce
   // Followers were told of these in the stream being replaced: not again (events.ts `replayed`).
-  producer.replaying = new Set(old.txs.filter((t) => !left.has(t)).map((t) => hexKey(t.tx.hash)))
-  let block: BlockRecord
-  try {
-    block = await producer.open(old.header.timestamp, { mixHash: old.header.mixHash, hidden: old.hidden })
+  const replaying = new Set(old.txs.filter((t) => !left.has(t)).map((t) => hexKey(t.tx.hash)))
+  const block = await producer.rerun({ announce: plan.announce, replaying }, async () => {
+    const block = await producer.open(old.header.timestamp, { mixHash: old.header.mixHash, hidden: old.hidden })
     if (kept.length > 0) {
       const byHash = new Map(kept.map((t) => [hexKey(t.tx.hash), t]))
       const batch: PoolTxInfo[] = kept.map((t) => ({ tx: t.tx, receivedAt: t.preconfirmedAt }))
@@ -94,10 +92,8 @@ export async function rerunOpenBlock(ctx: NodeContext, plan: RerunPlan): Promise
         })
       }
     }
-  } finally {
-    producer.muted = false
-    producer.replaying = undefined
-  }
+    return block
+  })
   // Those that failed still point at the old record.
   chain.forget(old.txs)
   return { block, kept: kept.length - [...left.values()].filter((l) => l.failed).length, left: [...left.values()] }

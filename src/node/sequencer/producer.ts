@@ -70,27 +70,47 @@ export class BlockProducer {
    * False while flashblocks are halted (the sequencer's): blocks opened then are hidden (nothing of
    * them is served before they seal) and announce no flashblocks.
    */
-  preconfirming = true
-  /** Set around a re-run the stream must not show (faults/rerun.ts: a drop applied as the block seals). */
-  muted = false
+  private preconfirming = true
+  /** Set around a re-run the stream must not show (a drop applied as the block seals). */
+  private muted = false
   /**
-   * Set around a re-run the stream shows (faults/rerun.ts): hashes of the transactions its followers
-   * were told of in the stream it replaces, passed on with the flashblocks (events.ts `replayed`).
+   * Set around a re-run the stream shows: hashes of the transactions its followers were told of in
+   * the stream it replaces, passed on with the flashblocks (events.ts `replayed`).
    */
-  replaying: ReadonlySet<string> | undefined
+  private replaying: ReadonlySet<string> | undefined
 
   constructor(
     private readonly engine: Engine,
     private readonly chain: Chain,
     private readonly events: NodeEvents,
     /** The OP-stack rules (profile base); undefined on Ethereum. */
-    private readonly opStack?: OpStack,
+    private readonly opStack: OpStack | undefined,
+    /** Seconds a new block's timestamp starts from; dev time control (evm_increaseTime) shifts it. */
+    private readonly clock: () => bigint,
   ) {
     this.parentHeader = engine.header(chain.head.header)
   }
 
-  /** Seconds a new block's timestamp starts from; dev time control (evm_increaseTime) shifts it. */
-  clock: () => bigint = () => BigInt(Math.floor(Date.now() / 1000))
+  /** The sequencer's: whether blocks opened from now on are pre-confirmed (flashblocks not halted). */
+  setPreconfirming(on: boolean): void {
+    this.preconfirming = on
+  }
+
+  /**
+   * Runs `fn` (a re-run of the open block's transactions) with the stream as `how` says: `announce`
+   * false shows followers nothing of it; `replaying` names the transactions they were told of
+   * already, so the re-run's flashblocks carry them as replayed.
+   */
+  async rerun<T>(how: { announce: boolean; replaying: ReadonlySet<string> }, fn: () => Promise<T>): Promise<T> {
+    this.muted = !how.announce
+    this.replaying = how.replaying
+    try {
+      return await fn()
+    } finally {
+      this.muted = false
+      this.replaying = undefined
+    }
+  }
 
   /** Field defaults for a new block on top of the head (also used by calls at "pending"). */
   nextHeaderFields(timestamp?: bigint): HeaderFields {

@@ -193,7 +193,7 @@ export class Sequencer {
   halt(): boolean {
     if (this.halted) return false
     this.halted = true
-    this.producer.preconfirming = false
+    this.producer.setPreconfirming(false)
     if (this.running) {
       this.disarm()
       this.arm()
@@ -205,7 +205,7 @@ export class Sequencer {
   async resume(): Promise<boolean> {
     if (!this.halted) return false
     this.halted = false
-    this.producer.preconfirming = true
+    this.producer.setPreconfirming(true)
     if (this.running) {
       this.disarm()
       await this.engine.queue.run(() => this.producer.open(), URGENT)
