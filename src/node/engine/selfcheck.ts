@@ -132,7 +132,7 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
   }
 
   // hooks/call-sender.ts: a call from an account with code runs (the EIP-3607 check skipped) and
-  // sees the sender's real code; opcodes.ts/observer.ts: a LOG0 reaches the observer with the
+  // sees the sender's real code; hooks/opcode-wrappers.ts logWrappers: a LOG0 reaches the observer with the
   // interpreter's private `_result.logs`. Run once on the empty live state, then reverted.
   await functionalCheck(engine)
 }
@@ -257,7 +257,7 @@ async function functionalCheck(engine: CheckedEngine): Promise<void> {
       'hooks/call-sender.ts',
       'the sender to keep its real code after the EIP-3607 check',
     )
-    check(logged === 1, 'hooks/observer.ts', 'LOG opcodes to append to interpreter._result.logs')
+    check(logged === 1, 'hooks/opcode-wrappers.ts logWrappers', 'LOG opcodes to append to interpreter._result.logs')
     await traceCheck(engine, sender, env)
     await interpreterCheck(engine)
   } finally {

@@ -1,12 +1,11 @@
 // Watching execution in pcnode's own terms: message frames, logs in execution order and
 // self-destructs, from ethereumjs' `beforeMessage`/`afterMessage` events and LOG/SELFDESTRUCT
-// wrappers (opcodes.ts). Attached for one simulation or trace only, so execution costs nothing
+// wrappers (opcode-wrappers.ts). Attached for one simulation or trace only, so execution costs nothing
 // extra when nobody watches.
 import type { EVMResult, Message } from '@ethereumjs/evm'
-import { bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import type { LogEntry } from '../../types.js'
-import { OP, wrapOpcodes } from './opcode-wrappers.js'
+import { logWrappers, OP, stackAddress, wrapOpcodes } from './opcode-wrappers.js'
 
 export interface FrameStart {
   caller: Uint8Array
@@ -63,30 +62,17 @@ export function observe(vm: VM, observer: ExecutionObserver): () => void {
     })
   if (observer.enter) events?.on('beforeMessage', before)
   if (observer.exit) events?.on('afterMessage', after)
-  const wrappers: Parameters<typeof wrapOpcodes>[1] = []
-  if (observer.log) {
-    for (let op = OP.LOG0; op <= OP.LOG4; op++) {
-      wrappers.push([
-        op,
-        (orig) => (runState, common) => {
-          const logs = runState.interpreter._result.logs
-          const before = logs.length
-          orig(runState, common)
-          if (logs.length > before) {
-            const [address, topics, data] = logs[logs.length - 1]
-            observer.log?.({ address, topics, data })
-          }
-        },
-      ])
-    }
-  }
+  const wrappers = observer.log ? logWrappers((log) => observer.log?.(log)) : []
   if (observer.selfDestruct) {
     wrappers.push([
       OP.SELFDESTRUCT,
       (orig) => (runState, common) => {
         const [target] = runState.stack.peek(1)
-        const to = setLengthLeft(bigIntToBytes(target), 32).subarray(12)
-        observer.selfDestruct?.(runState.interpreter.getAddress().bytes, to, runState.interpreter.getSelfBalance())
+        observer.selfDestruct?.(
+          runState.interpreter.getAddress().bytes,
+          stackAddress(target),
+          runState.interpreter.getSelfBalance(),
+        )
         return orig(runState, common)
       },
     ])

@@ -3,8 +3,9 @@
 // the EVM's protected `_opcodeMap` for the duration of one simulation or trace and put them back.
 // The RunState slice below is ethereumjs' private interpreter state; selfcheck.ts checks its shape
 // at start-up.
-import type { Address } from '@ethereumjs/util'
+import { type Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
+import type { LogEntry } from '../../types.js'
 
 /** The slice of ethereumjs' interpreter state the wrappers touch (private API, pinned version). */
 export interface RunState {
@@ -28,6 +29,9 @@ interface OpEntry {
   gasHandler?: unknown
 }
 
+/** A wrapper for one opcode: `make` receives the original handler and returns the one to run. */
+export type OpcodeWrapper = [op: number, make: (original: OpHandler) => OpHandler]
+
 export function opcodeMap(vm: VM): OpEntry[] {
   return (vm.evm as unknown as { _opcodeMap: OpEntry[] })._opcodeMap
 }
@@ -36,7 +40,7 @@ export function opcodeMap(vm: VM): OpEntry[] {
  * Wraps the handlers of the given opcodes (`make` receives the original); returns the undo. Wraps
  * stack: undo in reverse order of wrapping.
  */
-export function wrapOpcodes(vm: VM, wrappers: Array<[op: number, make: (original: OpHandler) => OpHandler]>): () => void {
+export function wrapOpcodes(vm: VM, wrappers: OpcodeWrapper[]): () => void {
   const map = opcodeMap(vm)
   const saved: Array<[number, OpEntry]> = []
   for (const [op, make] of wrappers) {
@@ -61,6 +65,34 @@ export const OP = {
   SELFDESTRUCT: 0xff,
 } as const
 
+/** The address in a stack word's low 20 bytes (SELFDESTRUCT's beneficiary, a CALL's target). */
+export function stackAddress(word: bigint): Uint8Array {
+  return setLengthLeft(bigIntToBytes(word), 32).subarray(12)
+}
+
+/**
+ * Wrappers of LOG0..LOG4 telling `onLog` of each log the opcode appends to the interpreter's
+ * private `_result.logs`, in execution order (also in frames that later revert).
+ */
+export function logWrappers(onLog: (log: LogEntry) => void): OpcodeWrapper[] {
+  const wrappers: OpcodeWrapper[] = []
+  for (let op = OP.LOG0; op <= OP.LOG4; op++) {
+    wrappers.push([
+      op,
+      (orig) => (runState, common) => {
+        const logs = runState.interpreter._result.logs
+        const count = logs.length
+        orig(runState, common)
+        if (logs.length > count) {
+          const [address, topics, data] = logs[logs.length - 1]
+          onLog({ address, topics, data })
+        }
+      },
+    ])
+  }
+  return wrappers
+}
+
 /** What a simulation changes in the block's opcodes (eth_simulateV1; geth's simulate.go). */
 export interface BlockOpcodeOverrides {
   /** BASEFEE answers this while it returns a value (a call run on a zero-fee copy of the block). */
@@ -81,7 +113,7 @@ export interface HistoryContract {
 }
 
 export function overrideBlockOpcodes(vm: VM, o: BlockOpcodeOverrides, history: HistoryContract | undefined): () => void {
-  const wrappers: Parameters<typeof wrapOpcodes>[1] = []
+  const wrappers: OpcodeWrapper[] = []
   const { baseFee, blobBaseFee, chainBlockHash } = o
   if (baseFee) {
     wrappers.push([

@@ -19,7 +19,7 @@ import { bigIntToBytes, generateAddress, generateAddress2, setLengthLeft } from 
 import type { VM } from '@ethereumjs/vm'
 import type { LogEntry } from '../../types.js'
 import { OPS, opPops } from '../opcode-table.js'
-import { OP, type RunState, wrapOpcodes } from './opcode-wrappers.js'
+import { logWrappers, OP, type OpcodeWrapper, type RunState, stackAddress, wrapOpcodes } from './opcode-wrappers.js'
 import { callGas, type EndState, failedStep, foreseenError, gethError } from './trace-geth.js'
 
 export type FrameType = 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT'
@@ -85,6 +85,7 @@ export interface TraceHooks {
   checkpoint?(): void
 }
 
+/** A frame entered and not yet left, with what the trace tracks in it. */
 interface OpenFrame {
   frame: TraceFrame
   isStatic: boolean
@@ -105,7 +106,7 @@ const CALL_OPS = new Set<number>([OPS.CALL, OPS.CALLCODE, OPS.DELEGATECALL, OPS.
 const HALTS = new Set<number>([OPS.STOP, OPS.RETURN, OPS.REVERT, OPS.SELFDESTRUCT])
 const STACK_LIMIT = 1024
 
-const addressOf = (word: bigint) => setLengthLeft(bigIntToBytes(word), 32).subarray(12)
+const creates = (type: FrameType) => type === 'CREATE' || type === 'CREATE2'
 
 /**
  * Attaches `hooks` to `vm` for one execution. `detach` undoes it; `failure` is an error a hook's
@@ -114,20 +115,54 @@ const addressOf = (word: bigint) => setLengthLeft(bigIntToBytes(word), 32).subar
 export function attachTrace(vm: VM, hooks: TraceHooks): { detach(): void; failure(): unknown } {
   const events = vm.evm.events
   if (!events) throw new Error('trace: the EVM has no event emitter')
-  const frames: OpenFrame[] = []
-  let pendingType: FrameType | undefined
-  let entered = 0
-  let failed: unknown
-  const checkpoint = () => {
-    if (failed !== undefined) throw failed
-    hooks.checkpoint?.()
+  const trace = new Trace(vm, hooks)
+  // Two-argument listeners: ethereumjs awaits their callback (evm.ts _emit), so a hook may read state.
+  const beforeListener = (msg: Message, resolve?: () => void) => trace.settle(trace.enterMessage(msg), resolve)
+  const afterListener = (result: EVMResult, resolve?: () => void) => trace.settle(trace.exitMessage(result), resolve)
+  const stepListener = (ev: InterpreterStep, resolve?: () => void) => trace.settle(trace.step(ev), resolve)
+  events.on('beforeMessage', beforeListener)
+  events.on('afterMessage', afterListener)
+  if (hooks.step) events.on('step', stepListener)
+  const unwrap = wrapOpcodes(vm, trace.wrappers())
+  return {
+    detach: () => {
+      unwrap()
+      events.off('beforeMessage', beforeListener)
+      events.off('afterMessage', afterListener)
+      events.off('step', stepListener)
+    },
+    failure: () => trace.failed,
   }
-  const settle = (result: void | Promise<void>, resolve?: () => void) => {
+}
+
+/** One attached trace: the frames open in the EVM and what the hooks have been told of them. */
+class Trace {
+  private readonly frames: OpenFrame[] = []
+  /** The type of the frame the running CALL-family or CREATE opcode starts (Message has no flag for it). */
+  private pendingType: FrameType | undefined
+  /** Frames entered so far: a frame opcode after which none was entered failed before its frame started. */
+  private entered = 0
+  /** What a hook's promise rejected with. */
+  failed: unknown
+
+  constructor(
+    private readonly vm: VM,
+    private readonly hooks: TraceHooks,
+  ) {}
+
+  /** Stops the execution (by throwing) once a hook has failed or the hooks' checkpoint throws. */
+  checkpoint(): void {
+    if (this.failed !== undefined) throw this.failed
+    this.hooks.checkpoint?.()
+  }
+
+  /** Lets ethereumjs go on once a hook's promise has settled, keeping the first rejection. */
+  settle(result: void | Promise<void>, resolve?: () => void): void {
     if (result instanceof Promise) {
       result.then(
         () => resolve?.(),
         (error) => {
-          failed ??= error
+          this.failed ??= error
           resolve?.()
         },
       )
@@ -135,40 +170,16 @@ export function attachTrace(vm: VM, hooks: TraceHooks): { detach(): void; failur
       resolve?.()
     }
   }
-  const step = (info: StepInfo): void | Promise<void> => hooks.step?.(info)
 
-  const open = (frame: TraceFrame, isStatic: boolean) => {
-    entered++
-    frames.push({ frame, isStatic, returnData: new Uint8Array() })
-    hooks.enter?.(frame)
-  }
-
-  const before = async (msg: Message): Promise<void> => {
-    checkpoint()
-    const parent = frames.at(-1)
+  /** ethereumjs' `beforeMessage`: geth's OnEnter, with the frame's type and addresses as geth names them. */
+  async enterMessage(msg: Message): Promise<void> {
+    this.checkpoint()
+    const parent = this.frames.at(-1)
     const type: FrameType =
-      msg.depth === 0 ? (msg.to ? 'CALL' : 'CREATE') : (pendingType ?? (msg.to ? 'CALL' : msg.salt ? 'CREATE2' : 'CREATE'))
-    pendingType = undefined
-    let from = msg.caller.bytes
-    let to: Uint8Array
-    if (!msg.to) {
-      // The caller's nonce has moved already (interpreter.create, runTx): the address used the one before.
-      if (msg.salt) {
-        to = generateAddress2(msg.caller.bytes, msg.salt, msg.data)
-      } else {
-        const nonce = (await vm.stateManager.getAccount(msg.caller))?.nonce ?? 1n
-        to = generateAddress(msg.caller.bytes, bigIntToBytes(nonce - 1n))
-      }
-    } else if (type === 'DELEGATECALL') {
-      // geth: from the delegating contract to the code it borrows.
-      from = msg.to.bytes
-      to = msg.codeAddress.bytes
-    } else if (type === 'CALLCODE') {
-      to = msg.codeAddress.bytes
-    } else {
-      to = msg.to.bytes
-    }
-    open(
+      msg.depth === 0 ? (msg.to ? 'CALL' : 'CREATE') : (this.pendingType ?? (msg.to ? 'CALL' : msg.salt ? 'CREATE2' : 'CREATE'))
+    this.pendingType = undefined
+    const { from, to } = await this.endpoints(msg, type)
+    this.open(
       {
         type,
         depth: msg.depth,
@@ -182,60 +193,84 @@ export function attachTrace(vm: VM, hooks: TraceHooks): { detach(): void; failur
     )
   }
 
-  const after = async (result: EVMResult): Promise<void> => {
-    const open = frames.pop()
-    if (!open) return
+  /** A frame's `from` and `to` as geth reports them. */
+  private async endpoints(msg: Message, type: FrameType): Promise<{ from: Uint8Array; to: Uint8Array }> {
+    const from = msg.caller.bytes
+    if (!msg.to) {
+      // The caller's nonce has moved already (interpreter.create, runTx): the address used the one before.
+      if (msg.salt) return { from, to: generateAddress2(msg.caller.bytes, msg.salt, msg.data) }
+      const nonce = (await this.vm.stateManager.getAccount(msg.caller))?.nonce ?? 1n
+      return { from, to: generateAddress(msg.caller.bytes, bigIntToBytes(nonce - 1n)) }
+    }
+    // geth: from the delegating contract to the code it borrows.
+    if (type === 'DELEGATECALL') return { from: msg.to.bytes, to: msg.codeAddress.bytes }
+    if (type === 'CALLCODE') return { from, to: msg.codeAddress.bytes }
+    return { from, to: msg.to.bytes }
+  }
+
+  private open(frame: TraceFrame, isStatic: boolean): void {
+    this.entered++
+    this.frames.push({ frame, isStatic, returnData: new Uint8Array() })
+    this.hooks.enter?.(frame)
+  }
+
+  /** ethereumjs' `afterMessage`: geth's OnExit, with geth's error text and the step it belongs to. */
+  async exitMessage(result: EVMResult): Promise<void> {
+    const ending = this.frames.pop()
+    if (!ending) return
     const exec = result.execResult
     const raw = exec.exceptionError?.error
     const needsOp = raw !== undefined && (raw.startsWith('stack ') || raw === 'invalid opcode')
-    const last = open.lastStep
+    const last = ending.lastStep
     const error =
       raw === undefined
         ? undefined
         : gethError(raw, last ?? (needsOp ? failedStep(raw, exec.runState as unknown as EndState) : undefined))
     if (raw !== undefined && last && last.error === undefined && (raw === 'out of gas' || raw.startsWith('stack '))) {
       last.error = raw === 'out of gas' ? 'out of gas' : error
-      hooks.stepFailed?.(last)
+      this.hooks.stepFailed?.(last)
     }
-    if (raw === undefined && last && !HALTS.has(last.op) && hooks.step) {
-      // Ran off the end of its code: geth executes the STOP GetOp answers there.
-      const rs = exec.runState as unknown as EndState | undefined
-      if (rs) {
-        await step({
-          pc: rs.programCounter,
-          op: OPS.STOP,
-          gas: rs.gasLeft,
-          cost: 0n,
-          depth: open.frame.depth + 1,
-          stack: rs.stack.getStack(),
-          memory: rs.memory._store.slice(0, Number(rs.memoryWordCount) * 32),
-          returnData: open.returnData,
-          refund: rs.gasRefund,
-          address: last.address,
-          frame: open.frame,
-        })
-      }
+    if (raw === undefined && last && !HALTS.has(last.op) && this.hooks.step) {
+      await this.implicitStop(ending, last, exec.runState as unknown as EndState | undefined)
     }
-    const parent = frames.at(-1)
+    const parent = this.frames.at(-1)
     if (parent) {
       // geth's evm.returnData after the call: its output on success or revert (a create's on revert only).
-      const creates = open.frame.type === 'CREATE' || open.frame.type === 'CREATE2'
       parent.returnData =
         raw === undefined
-          ? creates
+          ? creates(ending.frame.type)
             ? new Uint8Array()
             : exec.returnValue
           : raw === 'revert'
             ? exec.returnValue
             : new Uint8Array()
     }
-    hooks.exit?.({ depth: open.frame.depth, output: exec.returnValue, gasUsed: exec.executionGasUsed, error })
+    this.hooks.exit?.({ depth: ending.frame.depth, output: exec.returnValue, gasUsed: exec.executionGasUsed, error })
   }
 
-  const onStep = (ev: InterpreterStep): void | Promise<void> => {
-    checkpoint()
-    const open = frames.at(-1)
-    if (!open) return
+  /** A frame that ran off the end of its code: geth executes the STOP GetOp answers there. */
+  private async implicitStop(ending: OpenFrame, last: StepInfo, rs: EndState | undefined): Promise<void> {
+    if (!rs) return
+    await this.hooks.step?.({
+      pc: rs.programCounter,
+      op: OPS.STOP,
+      gas: rs.gasLeft,
+      cost: 0n,
+      depth: ending.frame.depth + 1,
+      stack: rs.stack.getStack(),
+      memory: rs.memory._store.slice(0, Number(rs.memoryWordCount) * 32),
+      returnData: ending.returnData,
+      refund: rs.gasRefund,
+      address: last.address,
+      frame: ending.frame,
+    })
+  }
+
+  /** ethereumjs' `step`: geth's OnOpcode, with geth's cost for calls and the failure geth foresees. */
+  step(ev: InterpreterStep): void | Promise<void> {
+    this.checkpoint()
+    const running = this.frames.at(-1)
+    if (!running) return
     const op = ev.opcode.code
     const gas = ev.gasLeft
     let cost = ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee)
@@ -249,130 +284,110 @@ export function attachTrace(vm: VM, hooks: TraceHooks): { detach(): void; failur
       depth: ev.depth + 1,
       stack,
       memory: ev.memory,
-      returnData: open.returnData,
+      returnData: running.returnData,
       refund: BigInt(ev.gasRefund),
       address: ev.address.bytes,
-      frame: open.frame,
-      error: foreseenError(op, stack.length, gas, cost, open.isStatic),
+      frame: running.frame,
+      error: foreseenError(op, stack.length, gas, cost, running.isStatic),
     }
-    open.lastStep = info
-    return step(info)
+    running.lastStep = info
+    return this.hooks.step?.(info)
   }
 
-  // Two-argument listeners: ethereumjs awaits their callback (evm.ts _emit), so a hook may read state.
-  const beforeListener = (msg: Message, resolve?: () => void) => settle(before(msg), resolve)
-  const afterListener = (result: EVMResult, resolve?: () => void) => settle(after(result), resolve)
-  const stepListener = (ev: InterpreterStep, resolve?: () => void) => settle(onStep(ev), resolve)
-  events.on('beforeMessage', beforeListener)
-  events.on('afterMessage', afterListener)
-  if (hooks.step) events.on('step', stepListener)
+  /** The opcode wrappers this trace needs while attached. */
+  wrappers(): OpcodeWrapper[] {
+    const wrappers = FRAME_OPS.map(([op, type]) => this.frameOpWrapper(op, type))
+    if (this.hooks.log) wrappers.push(...logWrappers((log) => this.hooks.log?.(log)))
+    wrappers.push(this.selfDestructWrapper())
+    if (!this.hooks.step && this.hooks.checkpoint) {
+      // Loops turn at jumps: a timeout reaches a loop without a step listener's cost.
+      for (const op of [OPS.JUMP, OPS.JUMPI]) {
+        wrappers.push([
+          op,
+          (orig) => (runState, common) => {
+            this.checkpoint()
+            return orig(runState, common)
+          },
+        ])
+      }
+    }
+    return wrappers
+  }
 
-  const wrappers: Parameters<typeof wrapOpcodes>[1] = []
-  for (const [op, type] of FRAME_OPS) {
-    wrappers.push([
+  /**
+   * A CALL-family or CREATE opcode: names the frame it starts, and enters and fails the frame geth
+   * reports for a call or create that fails before it starts (depth limit, insufficient balance).
+   */
+  private frameOpWrapper(op: number, type: FrameType): OpcodeWrapper {
+    return [
       op,
       (orig) => async (runState, common) => {
-        const parent = frames.at(-1)
-        const creates = type === 'CREATE' || type === 'CREATE2'
+        const parent = this.frames.at(-1)
         const args = runState.stack.peek(opPops(op))
-        const value = type === 'DELEGATECALL' || type === 'STATICCALL' ? 0n : creates ? args[0] : args[2]
+        const value = type === 'DELEGATECALL' || type === 'STATICCALL' ? 0n : creates(type) ? args[0] : args[2]
         const failFast =
           parent !== undefined &&
           (parent.frame.depth + 1 > STACK_LIMIT ||
-            ((type === 'CALL' || type === 'CALLCODE' || creates) && runState.interpreter.getSelfBalance() < value))
+            ((type === 'CALL' || type === 'CALLCODE' || creates(type)) && runState.interpreter.getSelfBalance() < value))
         let synthetic: TraceFrame | undefined
         if (failFast && parent) synthetic = failedFrame(runState, type, args, parent)
-        const count = entered
-        pendingType = type
+        const count = this.entered
+        this.pendingType = type
         try {
           return await orig(runState, common)
         } finally {
-          pendingType = undefined
-          if (synthetic && entered === count) {
-            // geth enters the frame, then fails it (evm.go Call / create).
-            open(synthetic, parent?.isStatic ?? false)
-            frames.pop()
-            hooks.exit?.({
-              depth: synthetic.depth,
-              output: new Uint8Array(),
-              gasUsed: 0n,
-              error: synthetic.depth > STACK_LIMIT ? 'max call depth exceeded' : 'insufficient balance for transfer',
-            })
-          }
+          this.pendingType = undefined
+          if (synthetic && this.entered === count) this.enterFailed(synthetic, parent?.isStatic ?? false)
         }
       },
-    ])
+    ]
   }
-  if (hooks.log) {
-    for (let op = OP.LOG0; op <= OP.LOG4; op++) {
-      wrappers.push([
-        op,
-        (orig) => (runState, common) => {
-          const logs = runState.interpreter._result.logs
-          const count = logs.length
-          orig(runState, common)
-          if (logs.length > count) {
-            const [address, topics, data] = logs[logs.length - 1]
-            hooks.log?.({ address, topics, data })
+
+  /** geth enters the frame, then fails it (evm.go Call / create). */
+  private enterFailed(frame: TraceFrame, isStatic: boolean): void {
+    this.open(frame, isStatic)
+    this.frames.pop()
+    this.hooks.exit?.({
+      depth: frame.depth,
+      output: new Uint8Array(),
+      gasUsed: 0n,
+      error: frame.depth > STACK_LIMIT ? 'max call depth exceeded' : 'insufficient balance for transfer',
+    })
+  }
+
+  /** geth reports SELFDESTRUCT as a frame of its own, entered and left at once (opSelfdestruct). */
+  private selfDestructWrapper(): OpcodeWrapper {
+    return [
+      OP.SELFDESTRUCT,
+      (orig) => (runState, common) => {
+        const parent = this.frames.at(-1)
+        if (parent) {
+          const [target] = runState.stack.peek(1)
+          const frame: TraceFrame = {
+            type: 'SELFDESTRUCT',
+            depth: parent.frame.depth + 1,
+            from: runState.interpreter.getAddress().bytes,
+            to: stackAddress(target),
+            input: new Uint8Array(),
+            gas: 0n,
+            value: runState.interpreter.getSelfBalance(),
           }
-        },
-      ])
-    }
-  }
-  wrappers.push([
-    OP.SELFDESTRUCT,
-    (orig) => (runState, common) => {
-      const parent = frames.at(-1)
-      if (parent) {
-        const [target] = runState.stack.peek(1)
-        const frame: TraceFrame = {
-          type: 'SELFDESTRUCT',
-          depth: parent.frame.depth + 1,
-          from: runState.interpreter.getAddress().bytes,
-          to: addressOf(target),
-          input: new Uint8Array(),
-          gas: 0n,
-          value: runState.interpreter.getSelfBalance(),
+          this.hooks.enter?.(frame)
+          this.hooks.exit?.({ depth: frame.depth, output: new Uint8Array(), gasUsed: 0n })
         }
-        // geth reports it as a frame of its own, entered and left at once (opSelfdestruct).
-        hooks.enter?.(frame)
-        hooks.exit?.({ depth: frame.depth, output: new Uint8Array(), gasUsed: 0n })
-      }
-      return orig(runState, common)
-    },
-  ])
-  if (!hooks.step && hooks.checkpoint) {
-    // Loops turn at jumps: a timeout reaches a loop without a step listener's cost.
-    for (const op of [OPS.JUMP, OPS.JUMPI]) {
-      wrappers.push([
-        op,
-        (orig) => (runState, common) => {
-          checkpoint()
-          return orig(runState, common)
-        },
-      ])
-    }
-  }
-  const unwrap = wrapOpcodes(vm, wrappers)
-  return {
-    detach: () => {
-      unwrap()
-      events.off('beforeMessage', beforeListener)
-      events.off('afterMessage', afterListener)
-      events.off('step', stepListener)
-    },
-    failure: () => failed,
+        return orig(runState, common)
+      },
+    ]
   }
 }
 
 /** The frame geth enters for a call or create that fails before it starts. */
 function failedFrame(runState: RunState, type: FrameType, args: bigint[], parent: OpenFrame): TraceFrame {
-  const creates = type === 'CREATE' || type === 'CREATE2'
   const self = runState.interpreter.getAddress().bytes
   const memory = (offset: bigint, length: bigint) =>
     length === 0n ? new Uint8Array() : runState.memory.read(Number(offset), Number(length), true).slice()
   const gas = runState.messageGasLimit ?? 0n
-  if (creates) {
+  if (creates(type)) {
     const input = memory(args[1], args[2])
     const to =
       type === 'CREATE2'
@@ -387,7 +402,7 @@ function failedFrame(runState: RunState, type: FrameType, args: bigint[], parent
     type,
     depth: parent.frame.depth + 1,
     from: self,
-    to: addressOf(args[1]),
+    to: stackAddress(args[1]),
     input: memory(inOffset, inLength),
     gas: gas + stipend,
     value: type === 'DELEGATECALL' ? parent.frame.value : value,
