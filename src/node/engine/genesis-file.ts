@@ -1,6 +1,6 @@
 // A geth-format genesis file, loaded exactly as geth does: the Common (block- and time-based forks,
 // blobSchedule), the alloc (balance, nonce, code, storage) and the header fields, so the genesis
-// hash equals geth's. Settings from research/chain-import-feasibility.md §5.
+// hash equals geth's (core/genesis.go).
 import { readFileSync } from 'node:fs'
 import { type Block, createBlock, type HeaderData } from '@ethereumjs/block'
 import { type Common, type CustomCrypto, createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common'
@@ -28,7 +28,7 @@ export function readGenesisFile(file: string): GethGenesis {
 
 /**
  * KZG for decoding blob transactions from block bodies: ethereumjs requires one on the Common even
- * though importing never calls it (research §3b). Every method throws; proofs are not verified.
+ * though importing never calls it. Every method throws; proofs are not verified.
  */
 export const STUB_KZG: KZG = new Proxy({} as KZG, {
   get: (_, name) => () => {

@@ -1,6 +1,5 @@
 // The serial queue every access to the engine's state goes through. Block building, calls,
-// estimates and simulations share one VM and its journal, so interleaving them would corrupt state
-// (DESIGN "Engine notes").
+// estimates and simulations share one VM and its journal, so interleaving them would corrupt state.
 //
 // Two lanes: the block producer's tasks (flashblocks, seals) go before any queued request, so a
 // seal waits at most for the task that is running, as a geth or anvil miner does not wait on RPC

@@ -1,7 +1,7 @@
 // geth's tracing hooks (core/tracing/hooks.go: OnEnter, OnExit, OnOpcode, OnLog) on ethereumjs'
 // EVM, in pcnode's plain terms, for one trace execution: attached by ExecView.run when a trace asks,
-// detached after, so untraced execution costs nothing. What ethereumjs gives and geth differs from
-// (research/base-fork-tracing.md §3.2), reconciled here so every tracer sees geth's stream:
+// detached after, so untraced execution costs nothing. What ethereumjs gives and geth differs from,
+// reconciled here so every tracer sees geth's stream:
 // - frame types: ethereumjs' Message has no CALLCODE/STATICCALL/CREATE2 flag (a CALL inside a
 //   STATICCALL is static too), so the CALL-family and CREATE opcode handlers name the next frame;
 // - frames geth enters and ethereumjs never starts: a call or create that fails fast (depth limit,

@@ -2,8 +2,8 @@
 // cache/account.ts) keeps each account as its RLP in a red-black tree keyed by hex: every
 // getAccount decodes it (RLP, two bigints from hex) and every putAccount encodes it again, and a
 // lookup walks ~17 string comparisons at 100k accounts. A call reads and writes the sender, the
-// recipient and the coinbase several times each, so that was about a quarter of an eth_call's
-// engine time and two fifths of a simulated transfer's (issue 18). Here an entry holds an Account
+// recipient and the coinbase several times each, so those decodes and encodes are a large part of
+// an eth_call's engine time and of a simulated transfer's. Here an entry holds an Account
 // of its own (copied in and out, so a caller mutating what it got changes nothing until it puts
 // it back), in a Map, and is encoded only when the flush writes it to the trie. Checkpoints
 // journal entries exactly as upstream's: the entry a key had before its first change at a level.

@@ -2,7 +2,7 @@
 // changed locally; an account or slot the trie lacks is the upstream's at the fork block, read
 // through a ForkSource the first time execution touches it (anvil's CacheDB over its fork DB,
 // foundry-fork-db; ethereumjs' RPCStateManager reads accounts through eth_getProof and keeps no
-// local writes apart, so it does not fit: research/base-fork-tracing.md §1.3).
+// local writes apart, so it does not fit).
 //
 // Reads of the upstream are never written into the trie, so a state root holds exactly the local
 // changes and roots stay valid for views, snapshots and pruning. Because "absent from the trie"

@@ -8,7 +8,7 @@ type Keccak = (data: Uint8Array) => Uint8Array
 export class Preimages {
   /**
    * Address (hex, no 0x) → slots written under it (32-byte hex, no 0x), in the order first written;
-   * undefined for an account with none (most of them: a Set each was ~30 bytes per account).
+   * undefined for an account with none (most of them: a Set each would cost ~30 bytes per account).
    */
   private readonly keys = new Map<string, Set<string> | undefined>()
   private readonly addressByHash = new Map<string, string>()

@@ -2,7 +2,7 @@
 // ethereumjs' state manager drops on revert everything the call read into its caches (accounts
 // and the storage tries of the accounts touched), so every eth_call, estimate run and simulated
 // call walked the trie again from the root for the same sender, contract and slots: RLP-decoding
-// each node on the path, the largest part of a simple call's cost (issue 18). A trie is content
+// each node on the path, the largest part of a simple call's cost. A trie is content
 // addressed, so what `get(key)` answers at a root never changes: one engine-wide memo serves the
 // live trie, every view's copy of it and the storage tries made from them, whatever their root.
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
@@ -122,9 +122,9 @@ interface LayeredDB {
 /**
  * CheckpointDB.get copies every node it reads from its database into the open checkpoint's layer
  * ("so future gets will not look the key up again"). The database is an in-memory map here, so
- * the copy saves nothing, and it made the layers look written: MemoTrie.get then took ethereumjs'
- * async walk for every read until the checkpoint closed (a simulation's, a pending block's: half
- * of a 100-call eth_simulateV1). Reads answer from the layers, then the database, as upstream's.
+ * the copy saves nothing, and it would make the layers look written: MemoTrie.get would then take
+ * ethereumjs' async walk for every read until the checkpoint closed (a simulation's, a pending
+ * block's: half of a 100-call eth_simulateV1). Reads answer from the layers, then the database, as upstream's.
  */
 function readsOutsideCheckpoints(db: LayeredDB): void {
   if (db._cache !== undefined || db.valueEncoding !== ValueEncoding.Bytes) return

@@ -1,10 +1,9 @@
 // Reads and batched writes of a Merkle-Patricia trie in the node store, synchronous and without
-// ethereumjs' per-node async walk (issue 18).
+// ethereumjs' per-node async walk.
 //
-// Writes: a batch applied in one pass. ethereumjs'
-// trie puts one key at a time: each put decodes the path from the root, re-encodes it, hashes it
+// Writes: a batch applied in one pass. ethereumjs' trie puts one key at a time: each put decodes the path from the root, re-encodes it, hashes it
 // and stores every node on it, so 1,000 writes to a 100k-key trie decode and store ~5,000 nodes
-// and leave ~4,000 of them behind as garbage (~500 µs a put). Here the keys are sorted and the
+// and leave ~4,000 of them behind as garbage. Here the keys are sorted and the
 // trie walked once: a node on the paths of many keys is decoded once, rebuilt once and hashed
 // once, subtrees no key reaches stay as their stored reference, and only the final version of a
 // node is stored (reth's sparse trie works the same way). The stored layout is exactly the
@@ -221,8 +220,8 @@ interface Op {
 
 /**
  * A key's first six bytes as a number, to sort by: numbers compare inline, and hashed keys almost
- * never share six bytes (then the whole keys decide). Sorting nibble arrays with Buffer.compare was
- * ~8% of a flush of 50k new accounts.
+ * never share six bytes (then the whole keys decide). Sorting nibble arrays with Buffer.compare would
+ * cost ~8% of a flush of 50k new accounts.
  */
 function sortKey(key: Uint8Array): number {
   return (key[0] * 2 ** 8 + key[1]) * 2 ** 32 + (((key[2] << 24) | (key[3] << 16) | (key[4] << 8) | key[5]) >>> 0)

@@ -6,8 +6,8 @@ import { paramsTx } from '@ethereumjs/tx'
 
 /**
  * The interpreter asks `isActivatedEIP(6800)` and `(7864)` on every opcode; upstream answers
- * with `Array.includes` over every EIP of every hardfork so far (~100), which took half the time
- * of a contract run. A Set per EIP list answers the same. `this`-based, so `common.copy()` (which
+ * with `Array.includes` over every EIP of every hardfork so far (~100), about half the time of a
+ * contract run. A Set per EIP list answers the same. `this`-based, so `common.copy()` (which
  * copies own properties) keeps it; the list is replaced, never mutated, when the hardfork moves.
  */
 export function indexActivatedEips(common: Common): void {

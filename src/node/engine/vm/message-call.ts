@@ -2,8 +2,8 @@
 // carries no access list, blobs or authorizations has an output (return data, error, logs) that
 // depends only on the EVM run runTx starts: the sender's nonce bump, the warm addresses and the gas
 // left after intrinsic gas. The rest of runTx (upfront cost, fee credits, refunds, receipt, bloom,
-// EIP-161 cleanup) changes only gas figures and state the call's revert drops. Skipping it takes a
-// view call from ~290 to ~200 µs in its first runs and ~25 % off later ones (scratch/rawcall.mjs).
+// EIP-161 cleanup) changes only gas figures and state the call's revert drops, and is most of a
+// plain call's cost outside the EVM.
 // The steps follow ethereumjs' runTx (vm/src/runTx.ts) in order; test/message-call.test.ts runs
 // calls both ways and compares their outputs.
 import type { Block } from '@ethereumjs/block'
