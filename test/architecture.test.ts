@@ -94,6 +94,7 @@ const LAYERS: readonly (string | readonly string[])[] = [
   'src/node/dev/',
   'src/node/genesis/',
   'src/node/fee-history.ts',
+  'src/node/assemble.ts',
   'src/node/node.ts',
   'src/rpc/',
   'src/app/',

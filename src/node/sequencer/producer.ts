@@ -131,6 +131,20 @@ export class BlockProducer {
     })
   }
 
+  /**
+   * Receipts root and logs bloom of a block as it stands: the raw flashblock payload carries them
+   * for the partial block, while the pending header only gets them when sealed. The open block's
+   * receipts are encoded already; another block's are encoded here.
+   */
+  flashblockRoots(block: BlockRecord): { receiptsRoot: Uint8Array; logsBloom: Uint8Array } {
+    const open = block === this.chain.pending && this.encodedReceipts.length === block.txs.length
+    const encoded = open ? this.encodedReceipts : block.txs.map((t) => encodeReceipt(t.tx.type, t.receipt))
+    return {
+      receiptsRoot: this.engine.orderedRoot(encoded),
+      logsBloom: combineBlooms(block.txs.map((t) => t.receipt.logsBloom)),
+    }
+  }
+
   /** The base fee and blob base fee of a block after `parent` (eth_feeHistory's last entry). */
   nextFees(parent: HeaderFields): { baseFee: bigint; blobGasPrice: bigint } {
     const op = this.opStack?.headerFields(parent)
