@@ -83,6 +83,7 @@ const LAYERS: readonly (string | readonly string[])[] = [
   'src/node/pool/',
   'src/node/opstack/',
   'src/node/sequencer/',
+  'src/node/admission/',
   'src/node/snapshot.ts',
   'src/node/context.ts',
   'src/node/execution/',
@@ -109,7 +110,6 @@ const UPWARD_TYPE_IMPORTS = [
   'src/node/context.ts → src/node/fork/fork.ts',
   'src/node/context.ts → src/node/options.ts',
   'src/node/options.ts → src/node/fork/options.ts',
-  'src/node/pool/admission.ts → src/node/context.ts',
 ]
 
 /**

@@ -2,6 +2,7 @@
 // pool, the block producer and sequencer, and the services over them, and wires how they hear of
 // each other. DevNode.create calls it once; nothing else constructs these parts.
 import { type DevAccount, devAccounts } from './accounts.js'
+import { Admission } from './admission/admission.js'
 import { Chain } from './chain/chain.js'
 import type { NodeContext } from './context.js'
 import { Cheats } from './dev/cheats.js'
@@ -17,7 +18,6 @@ import { l1FeesOf, writeGenesis } from './genesis/genesis.js'
 import { PreconfHints } from './hints.js'
 import { OpStack } from './opstack/opstack.js'
 import { faultSettingsOf, type NodeOptions, resolveOptions } from './options.js'
-import { Admission } from './pool/admission.js'
 import { TxPool } from './pool/pool.js'
 import { getProfile } from './profile.js'
 import { BlockProducer } from './sequencer/producer.js'
@@ -106,7 +106,8 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
     nextBaseFee: (parent) => producer.nextFees(parent).baseFee,
   })
   const pendingBaseFee = () => (chain.pending?.header ?? producer.nextHeaderFields()).baseFeePerGas
-  const admission = new Admission(ctx, accounts, {
+  const admissionParts = { engine, chain, pool, opStack, hints, impersonating: (a: Uint8Array) => ctx.cheats.impersonating(a) }
+  const admission = new Admission(admissionParts, accounts, {
     // At "pending", the pooled transactions count too (geth's pending nonce).
     pendingNonce: async (from) => pool.pendingNonce(from, await executor.atBlock({ tag: 'pending' }, (view) => view.nonce(from))),
     estimateGas: (req) => executor.estimateGas(req, { tag: 'pending' }),

@@ -1,9 +1,10 @@
 // DevNode: the devnet as plain TypeScript calls (bigint, Uint8Array), a facade over the parts
 // assemble.ts builds. The RPC layer is its only caller over the wire; tests and the CLI reach it
 // through startNode(). Reads are answered here; the services do the rest: execution/executor
-// (calls, estimates, simulations), pool/admission (sends), sequencer/ (blocks), dev/ (test
+// (calls, estimates, simulations), admission/ (sends), sequencer/ (blocks), dev/ (test
 // control), storage/ (state file, pruning), tracing/ (debug_trace*), faults/.
 import type { DevAccount } from './accounts.js'
+import type { Admission } from './admission/admission.js'
 import { assemble } from './assemble.js'
 import type { Chain } from './chain/chain.js'
 import type { NodeContext } from './context.js'
@@ -19,7 +20,6 @@ import { type FeeHistory, feeHistory } from './fee-history.js'
 import { SUGGESTED_TIP } from './fees.js'
 import type { Fork } from './fork/fork.js'
 import type { NodeOptions, ResolvedOptions } from './options.js'
-import type { Admission } from './pool/admission.js'
 import type { TxPool } from './pool/pool.js'
 import type { ChainProfile } from './profile.js'
 import type { Persistence } from './storage/persistence.js'

@@ -2,13 +2,14 @@
 // pcnode's model of a pending (pre-confirmed) block on top of sealed ones. A thin facade over the
 // dev services (time.ts, blocks.ts, edits.ts, mining.ts, snapshots.ts, cheats.ts) and the state
 // file (storage/persistence.ts); everything that touches state runs in the engine queue.
+
+import type { Admission } from '../admission/admission.js'
 import { packed } from '../bytes.js'
 import type { NodeContext } from '../context.js'
 import { NodeError } from '../errors.js'
 import type { Alloc } from '../fork/genesis.js'
 import { connectRefork, refork } from '../fork/refork.js'
 import type { L1FeeParams } from '../opstack/params.js'
-import type { Admission } from '../pool/admission.js'
 import type { Persistence } from '../storage/persistence.js'
 import type { CallRequest } from '../types.js'
 import { checkTimestamp, checkTimestampRange, dropTransaction, mine, reopen } from './blocks.js'

@@ -3,12 +3,16 @@
 // sends built unsigned, then validation against the pre-confirmed state; the pool tells the sequencer.
 import type { DevAccount } from '../accounts.js'
 import { hexKey } from '../bytes.js'
-import type { NodeContext } from '../context.js'
+import type { Chain } from '../chain/chain.js'
+import type { Engine } from '../engine/index.js'
 import { DEPOSIT_TX_TYPE, ZERO_ADDRESS } from '../engine/index.js'
 import { InvalidParamsError, TxRejectedError } from '../errors.js'
 import { SUGGESTED_TIP } from '../fees.js'
+import type { PreconfHints } from '../hints.js'
+import type { OpStack } from '../opstack/opstack.js'
+import type { TxPool } from '../pool/pool.js'
+import { NonceTooLowError } from '../pool/pool.js'
 import type { CallRequest, HeaderFields, PoolTxInfo, TxRecord } from '../types.js'
-import { NonceTooLowError } from './pool.js'
 import { SenderLocks } from './sender-locks.js'
 
 /** What filling a transaction asks of the node's execution: the pending nonce and an estimate. */
@@ -20,13 +24,26 @@ export interface FillSources {
   nextHeader(): HeaderFields
 }
 
+/** What admission works with: it decodes and validates with the engine, reads the chain, pools. */
+export interface AdmissionParts {
+  engine: Engine
+  chain: Chain
+  pool: TxPool
+  /** The OP-stack rules (profile base); undefined on Ethereum. */
+  opStack: OpStack | undefined
+  /** Explains a nonce a pre-confirmed transaction used (hints.ts). */
+  hints: PreconfHints
+  /** Whether `address` sends unsigned (anvil_impersonateAccount). */
+  impersonating(address: Uint8Array): boolean
+}
+
 export class Admission {
   private readonly keys = new Map<string, DevAccount>()
   /** Sends the node fills, one sender at a time: each takes the nonce after the one before it. */
   private readonly senders = new SenderLocks()
 
   constructor(
-    private readonly ctx: NodeContext,
+    private readonly ctx: AdmissionParts,
     accounts: DevAccount[],
     private readonly sources: FillSources,
   ) {
@@ -66,7 +83,7 @@ export class Admission {
   async sendTransaction(req: CallRequest): Promise<Uint8Array> {
     if (!req.from) throw new InvalidParamsError('missing from')
     const account = this.devAccount(req.from)
-    if (!account && this.ctx.cheats.impersonating(req.from)) return this.sendUnsigned(req)
+    if (!account && this.ctx.impersonating(req.from)) return this.sendUnsigned(req)
     if (!account) throw new TxRejectedError(`unknown account 0x${hexKey(req.from)}`)
     const from = req.from
     return this.senders.with(hexKey(from), async () => {
