@@ -10,7 +10,7 @@ import type { BlockProducer } from './sequencer/producer.js'
 import type { BlockRecord, PoolTxInfo } from './types.js'
 
 /** The node's parts a snapshot reads and writes. */
-export interface NodeParts {
+export interface SnapshotParts {
   engine: Engine
   chain: Chain
   pool: TxPool
@@ -37,7 +37,7 @@ export function copyPending(block: BlockRecord): BlockRecord {
   return copy
 }
 
-export async function takeSnapshot({ engine, chain, pool }: NodeParts): Promise<NodeSnapshot> {
+export async function takeSnapshot({ engine, chain, pool }: SnapshotParts): Promise<NodeSnapshot> {
   await chain.settle(chain.head)
   return {
     stateRoot: await engine.live.root(),
@@ -49,7 +49,7 @@ export async function takeSnapshot({ engine, chain, pool }: NodeParts): Promise<
   }
 }
 
-export async function restoreSnapshot({ engine, chain, pool, producer }: NodeParts, snap: NodeSnapshot): Promise<void> {
+export async function restoreSnapshot({ engine, chain, pool, producer }: SnapshotParts, snap: NodeSnapshot): Promise<void> {
   if (chain.pending) chain.dropPreconfirmed(chain.pending)
   chain.pending = undefined
   chain.replaceBlocks(snap.blocks)

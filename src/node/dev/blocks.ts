@@ -5,6 +5,12 @@ import type { NodeContext } from '../context.js'
 import { InvalidParamsError, NodeError } from '../errors.js'
 import type { IncludedTx } from '../types.js'
 
+/** The node's parts the pending block's dev controls read and drive. */
+export type BlockParts = Pick<
+  NodeContext,
+  'engine' | 'chain' | 'pool' | 'producer' | 'sequencer' | 'opStack' | 'clock' | 'events'
+>
+
 /** Most blocks one anvil_mine may produce: each costs a header and a few trie nodes. */
 export const MAX_MINE_BLOCKS = 100_000n
 
@@ -13,7 +19,7 @@ export const MAX_MINE_BLOCKS = 100_000n
  * pool, except those `drop` names. They are pre-confirmed again at once while mining, so receipts
  * disappear only for this call.
  */
-export async function reopen(ctx: NodeContext, timestamp?: bigint, drop?: (t: IncludedTx) => boolean): Promise<void> {
+export async function reopen(ctx: BlockParts, timestamp?: bigint, drop?: (t: IncludedTx) => boolean): Promise<void> {
   const { chain, pool, engine, producer, sequencer } = ctx
   const pending = chain.pending
   let requeued = 0
@@ -42,7 +48,7 @@ export async function reopen(ctx: NodeContext, timestamp?: bigint, drop?: (t: In
 }
 
 /** Pre-confirms every ready pool transaction into the pending block. */
-export async function fill(ctx: NodeContext): Promise<void> {
+export async function fill(ctx: BlockParts): Promise<void> {
   while (ctx.pool.size > 0 && (await ctx.sequencer.flashNow())) {
     // flashNow stops at its deadline; go on until nothing ready is left
   }
@@ -56,7 +62,7 @@ export function checkTimestampRange(timestamp: bigint): void {
 }
 
 /** hardhat's rule: a new block's timestamp must pass the head's (and fit a header). */
-export function checkTimestamp(ctx: NodeContext, timestamp: bigint): void {
+export function checkTimestamp(ctx: Pick<NodeContext, 'chain'>, timestamp: bigint): void {
   checkTimestampRange(timestamp)
   const head = ctx.chain.head.header.timestamp
   if (timestamp <= head) {
@@ -69,7 +75,7 @@ export function checkTimestamp(ctx: NodeContext, timestamp: bigint): void {
  * transactions and every ready pool transaction. `interval` seconds apart when given; the first
  * at `timestamp` (or the one evm_setNextBlockTimestamp set) when given.
  */
-export async function mine(ctx: NodeContext, blocks: bigint, interval: bigint, timestamp?: bigint): Promise<void> {
+export async function mine(ctx: BlockParts, blocks: bigint, interval: bigint, timestamp?: bigint): Promise<void> {
   if (blocks > MAX_MINE_BLOCKS) throw new InvalidParamsError(`at most ${MAX_MINE_BLOCKS} blocks per call`)
   const { chain, producer, clock, sequencer } = ctx
   if (timestamp !== undefined) checkTimestamp(ctx, timestamp)
@@ -99,7 +105,7 @@ export async function mine(ctx: NodeContext, blocks: bigint, interval: bigint, t
 }
 
 /** anvil_dropTransaction: out of the pool, or out of the pending block (the rest re-run). */
-export async function dropTransaction(ctx: NodeContext, hash: Uint8Array): Promise<boolean> {
+export async function dropTransaction(ctx: BlockParts, hash: Uint8Array): Promise<boolean> {
   const { pool, chain, events } = ctx
   const reason = 'dropped by anvil_dropTransaction'
   const info = pool.get(hash)

@@ -8,14 +8,23 @@ import { packed } from '../bytes.js'
 import type { NodeContext } from '../context.js'
 import { NodeError } from '../errors.js'
 import type { Alloc } from '../fork/genesis.js'
-import { connectRefork, refork } from '../fork/refork.js'
+import { type ConnectReforkParts, connectRefork, type ReforkParts, refork } from '../fork/refork.js'
 import type { L1FeeParams } from '../opstack/params.js'
 import type { Persistence } from '../storage/persistence.js'
 import type { CallRequest } from '../types.js'
-import { checkTimestamp, checkTimestampRange, dropTransaction, mine, reopen } from './blocks.js'
-import { StateEdits } from './edits.js'
-import { Mining } from './mining.js'
-import { Snapshots } from './snapshots.js'
+import { type BlockParts, checkTimestamp, checkTimestampRange, dropTransaction, mine, reopen } from './blocks.js'
+import { type EditsParts, StateEdits } from './edits.js'
+import { Mining, type MiningParts } from './mining.js'
+import { Snapshots, type SnapshotsParts } from './snapshots.js'
+
+/** The dev services' parts together, with the impersonations and the OP-stack L1 fees. */
+export type ControlParts = BlockParts &
+  EditsParts &
+  MiningParts &
+  SnapshotsParts &
+  ConnectReforkParts &
+  ReforkParts &
+  Pick<NodeContext, 'cheats' | 'opStack'>
 
 export class DevControl {
   readonly snapshots: Snapshots
@@ -24,7 +33,7 @@ export class DevControl {
   private readonly edits: StateEdits
 
   constructor(
-    private readonly ctx: NodeContext,
+    private readonly ctx: ControlParts,
     private readonly persistence: Persistence,
     private readonly admission: Admission,
     /** The dev accounts' funding, which a fork started again by anvil_reset gets too. */

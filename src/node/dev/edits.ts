@@ -10,6 +10,9 @@ import type { NodeContext } from '../context.js'
 import type { StateView } from '../engine/index.js'
 import type { BlockRecord } from '../types.js'
 
+/** The node's parts account edits write to: the live state and the head's edited root. */
+export type EditsParts = Pick<NodeContext, 'engine' | 'chain'>
+
 type Change = (state: StateView) => Promise<void>
 
 interface EditRun {
@@ -85,7 +88,7 @@ export class StateEdits {
   private open: EditRun | undefined
   private headState: HeadState | undefined
 
-  constructor(private readonly ctx: NodeContext) {}
+  constructor(private readonly ctx: EditsParts) {}
 
   /** Queues `change` (and `after`, run once it is applied); joins the run of edits last in the queue. */
   apply(change: Change, after?: () => void): Promise<void> {

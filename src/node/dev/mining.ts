@@ -3,11 +3,14 @@
 import type { NodeContext } from '../context.js'
 import type { SequencerConfig } from '../sequencer/sequencer.js'
 
+/** The node's parts mining modes configure and start. */
+export type MiningParts = Pick<NodeContext, 'options' | 'engine' | 'chain' | 'producer' | 'sequencer' | 'clock'>
+
 export class Mining {
   private config: SequencerConfig
 
   constructor(
-    private readonly ctx: NodeContext,
+    private readonly ctx: MiningParts,
     /** Seals the pending block now (evm_mine), for automine switched on with transactions waiting. */
     private readonly mineNow: () => Promise<void>,
   ) {

@@ -5,6 +5,9 @@ import type { NodeContext } from '../context.js'
 import { NodeError } from '../errors.js'
 import { type NodeSnapshot, restoreSnapshot, takeSnapshot } from '../snapshot.js'
 
+/** The node's parts snapshots capture and put back, with the dev clock and the mining state. */
+export type SnapshotsParts = Pick<NodeContext, 'engine' | 'chain' | 'pool' | 'producer' | 'sequencer' | 'clock'>
+
 interface DevSnapshot extends NodeSnapshot {
   offset: bigint
   nextTimestamp: bigint | undefined
@@ -16,7 +19,7 @@ export class Snapshots {
   /** The node as it started (genesis, or the loaded state file): what anvil_reset goes back to. */
   private initial: DevSnapshot | undefined
 
-  constructor(private readonly ctx: NodeContext) {}
+  constructor(private readonly ctx: SnapshotsParts) {}
 
   /** Inside the queue: the node as it stands. */
   async capture(): Promise<DevSnapshot> {

@@ -12,8 +12,11 @@ import type { FlashJitter } from '../sequencer/sequencer.js'
 import type { BlockRecord, IncludedTx, TxRecord } from '../types.js'
 import { type RestartOrder, reorder } from './order.js'
 import { dropDraw, seededRandom } from './random.js'
-import { type LeftOut, rerunOpenBlock } from './rerun.js'
+import { type LeftOut, type RerunParts, rerunOpenBlock } from './rerun.js'
 import { checkFaultSettings, DEFAULT_FAULT_SETTINGS, type PreconfFaultSettings } from './settings.js'
+
+/** What fault injection drives: the sequencer's hooks, the open block's re-runs, and the fault events. */
+export type FaultsParts = RerunParts & Pick<NodeContext, 'pool' | 'sequencer' | 'events'>
 
 /** What pcnode_transactionStatus reports of a dropped pre-confirmation. */
 export interface DropRecord {
@@ -68,7 +71,7 @@ export class PreconfFaults {
   private jitterDraw: () => number
 
   constructor(
-    private readonly ctx: NodeContext,
+    private readonly ctx: FaultsParts,
     initial: Partial<PreconfFaultSettings> = {},
   ) {
     checkFaultSettings(initial)

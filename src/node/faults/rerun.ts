@@ -10,6 +10,9 @@ import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
 import type { BlockRecord, IncludedTx, PoolTxInfo } from '../types.js'
 
+/** The open block's parts a re-run replaces: the chain's pending record, the live state, the deposits. */
+export type RerunParts = Pick<NodeContext, 'engine' | 'chain' | 'producer' | 'opStack'>
+
 export interface RerunPlan {
   /** Pre-confirmed transactions to leave out (never deposits: they come from L1). */
   drop: ReadonlySet<IncludedTx>
@@ -46,7 +49,7 @@ const hex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
  * order, the same sender's later ones. Those whose outcome depended on a dropped one run again
  * against the state without it; one that now fails is left out too. The pool is not touched.
  */
-export async function rerunOpenBlock(ctx: NodeContext, plan: RerunPlan): Promise<RerunResult> {
+export async function rerunOpenBlock(ctx: RerunParts, plan: RerunPlan): Promise<RerunResult> {
   const { chain, engine, producer, opStack } = ctx
   const old = chain.pending
   if (!old) throw new Error('no open block to run again')

@@ -10,8 +10,14 @@ import { Fork } from './fork.js'
 import { type Alloc, forkStart } from './genesis.js'
 import type { ForkOptions } from './options.js'
 
+/** What connecting another fork reads: the current fork, the reset policy, the cache folder and the log. */
+export type ConnectReforkParts = Pick<NodeContext, 'fork' | 'options' | 'log'>
+
+/** What starting again on another fork replaces. */
+export type ReforkParts = Pick<NodeContext, 'engine' | 'chain' | 'pool' | 'producer' | 'clock' | 'opStack' | 'fork'>
+
 /** Connects the fork `options` name, outside the queue (it may take a while); throws, changing nothing, if it cannot. */
-export async function connectRefork(ctx: NodeContext, options: { url?: string; blockNumber?: bigint }): Promise<Fork> {
+export async function connectRefork(ctx: ConnectReforkParts, options: { url?: string; blockNumber?: bigint }): Promise<Fork> {
   const current = ctx.fork?.options
   if (options.url !== undefined) checkResetUrl(options.url, current?.url, ctx.options.allowRemoteReset)
   const url = options.url ?? current?.url
@@ -54,7 +60,7 @@ function checkResetUrl(url: string, current: string | string[] | undefined, allo
 }
 
 /** Inside the queue: the chain, state, pending block and pool replaced by `fork`'s start. */
-export async function refork(ctx: NodeContext, fork: Fork, alloc: Alloc): Promise<void> {
+export async function refork(ctx: ReforkParts, fork: Fork, alloc: Alloc): Promise<void> {
   const { engine, chain, pool, producer, clock, opStack } = ctx
   if (chain.pending) chain.dropPreconfirmed(chain.pending)
   chain.pending = undefined

@@ -12,10 +12,16 @@ import { stateFilePath } from './state-file/format.js'
 
 const equalsBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0
 
+/** What the state file reads and restores: the node's state, chain and pool, the dev clock, the fork it extends. */
+export type PersistenceParts = Pick<
+  NodeContext,
+  'options' | 'engine' | 'chain' | 'pool' | 'producer' | 'sequencer' | 'opStack' | 'clock' | 'fork' | 'events' | 'logError'
+>
+
 export class Persistence {
   private writer: StateFileWriter | undefined
 
-  constructor(private readonly ctx: NodeContext) {}
+  constructor(private readonly ctx: PersistenceParts) {}
 
   /** Before mining starts: loads the state file if there is one and arms its writes. */
   async init(): Promise<void> {

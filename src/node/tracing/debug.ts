@@ -19,6 +19,9 @@ import type { Tracer, TxContext } from './tracer.js'
 const GETH_RPC_GAS_CAP = 50_000_000n
 
 /** geth's errTxNotFound. */
+/** What the tracer reads: the chain's blocks, the engine that replays them, the OP-stack fee rules. */
+export type DebugParts = Pick<NodeContext, 'engine' | 'chain' | 'opStack'>
+
 export class TxNotFoundError extends NodeError {
   constructor() {
     super('transaction not found')
@@ -48,7 +51,7 @@ function effectiveTip(tx: { gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorit
 
 export class Debugger {
   constructor(
-    private readonly ctx: NodeContext,
+    private readonly ctx: DebugParts,
     /** A block's hash (the pending one's as it stands). */
     private readonly hashOf: (block: BlockRecord) => Uint8Array,
   ) {}
