@@ -1,7 +1,7 @@
 // The example app's promises under hostile input: a nonce is one number whatever its spelling (one
 // acceptance per signature, in memory, under concurrency and across a restart with a data folder),
 // a payload is accepted only from the user it was prepared for, and malformed typed data is a 400
-// that names the field, never a 500. The SPEC's nonce state table still holds with re-spelled nonces.
+// that names the field, never a 500. The nonce state table (docs/wallets-and-app.md) still holds with re-spelled nonces.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -324,7 +324,7 @@ describe('typed-data app security', () => {
         expect(res.status, name).toBe(400)
         expect(res.body.error, name).toMatch(error)
       }
-      // Well-formed bytes that are no valid signature stay a 401 (the SPEC's "signature invalid").
+      // Well-formed bytes that are no valid signature stay a 401 (docs/wallets-and-app.md: the signature does not verify).
       for (const signature of [`0x${'00'.repeat(65)}`, `0x${'ab'.repeat(10)}${'6492'.repeat(16)}`, '0x1234']) {
         expect(await verify(app, { typedData, signature, address: addr(0) }), signature).toEqual({
           status: 401,
@@ -336,7 +336,7 @@ describe('typed-data app security', () => {
     })
   })
 
-  describe("the SPEC's nonce state table, with re-spelled nonces", () => {
+  describe('the nonce state table, with re-spelled nonces', () => {
     it('invalid → 401 and expired → 400 leave the key unused; valid → 200 uses it; used → 400 for every spelling', async () => {
       const typedData = await prepared(app, addr(4))
       const hex = `0x${BigInt(typedData.message.nonce).toString(16)}`

@@ -1,5 +1,6 @@
-// The example typed-data app against a real node: every row of the SPEC's state and error tables,
-// for both verification variants, replays across a restart and concurrent double-submits.
+// The example typed-data app against a real node: every row of the state and error tables
+// (docs/wallets-and-app.md), for both verification variants, replays across a restart and
+// concurrent double-submits.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

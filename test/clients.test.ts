@@ -1,4 +1,4 @@
-// What clients nobody on the project wrote found (issue 13): revert codes viem decodes, eth_getProof
+// What clients nobody on the project wrote found: revert codes viem decodes, eth_getProof
 // and eth_createAccessList, geth's codes for every bad call input, time bounds, block numbers past
 // the sealed head, and the hints that explain `latest` against `pending`. Each through the client
 // that found it: viem, Foundry's cast, or raw JSON-RPC.

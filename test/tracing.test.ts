@@ -1,7 +1,7 @@
 // debug_trace* beside anvil 1.7.1 in the same run: the same transactions on both (same sender,
 // nonces, hence addresses), traced with each tracer. Where anvil matches geth the outputs must be
-// equal; where it departs from geth (research/base-fork-tracing.md §3, issue 16) pcnode follows
-// geth, and the test states geth's value: the top frame's gas, log indexes after a reverted
+// equal; where it departs from geth pcnode follows geth (docs/tracing.md), and the test states
+// geth's value: the top frame's gas, log indexes after a reverted
 // frame, logs of failed frames, which accounts prestateTracer keeps and codeHash, precompiles in
 // 4byteTracer, the gasCost of CREATE/CREATE2 steps, fields geth leaves out when empty. Also `cast
 // run` and `cast rpc debug_traceTransaction` against pcnode, and `pcnode trace`.

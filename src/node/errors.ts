@@ -41,7 +41,7 @@ export class LimitExceededError extends InvalidParamsError {}
 
 /**
  * Execution reverted; `data` = the revert bytes. Code 3 with data is what geth and reth send and
- * what viem decodes custom errors from; SPEC.md keeps -32000 for eth_estimateGas on Base.
+ * what viem decodes custom errors from; eth_estimateGas on Base answers -32000, the code Base's documentation lists (docs/base-blocks.md).
  */
 export class RevertError extends NodeError {
   override readonly code: number

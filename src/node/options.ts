@@ -34,7 +34,7 @@ export interface NodeOptions {
   hardfork?: string
   /**
    * State file: loaded at start when it exists, written on stop() and every `stateInterval` blocks
-   * (README "State file"). '' = none, or `<dataDir>/state.json` when `dataDir` is set.
+   * (docs/state-file.md). '' = none, or `<dataDir>/state.json` when `dataDir` is set.
    */
   stateFile?: string
   /** Sealed blocks between state-file writes; 0 writes only on stop(). */
@@ -57,11 +57,11 @@ export interface NodeOptions {
   l1BaseFeeScalar?: bigint
   l1BlobBaseFeeScalar?: bigint
   /**
-   * Fork a live chain (README "Fork a live chain"): start from its block, read its state lazily.
+   * Fork a live chain (docs/fork.md): start from its block, read its state lazily.
    * The chain id and profile default to the upstream's; gasLimit and baseFee come from the block.
    */
   fork?: ForkOptions
-  /** Pre-confirmation faults (README "Pre-confirmation faults"): the fraction of pre-confirmed transactions left out of their block, 0..1. */
+  /** Pre-confirmation faults (docs/faults.md): the fraction of pre-confirmed transactions left out of their block, 0..1. */
   preconfDropRate?: number
   /** Seed of the faults' random choices (uint32): the same seed drops the same transactions. */
   preconfSeed?: number

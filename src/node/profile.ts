@@ -1,4 +1,4 @@
-// Chain profiles: every behaviour in which pcnode's default (Base, SPEC.md) and geth's Ethereum
+// Chain profiles: every behaviour in which pcnode's default (Base) and geth's Ethereum
 // differ lives in one of these objects. Code asks the profile; nothing tests the profile's name.
 
 export type ProfileName = 'base' | 'ethereum'
@@ -36,7 +36,7 @@ export interface ChainProfile {
 
 const ZERO_ROOT = new Uint8Array(32)
 
-/** Base (the default): 2 s blocks, 200 ms flashblocks, zero simulated stateRoot, estimate reverts as -32000 (SPEC.md). */
+/** Base (the default): 2 s blocks, 200 ms flashblocks, zero simulated stateRoot, estimate reverts as -32000 (docs/base-blocks.md). */
 export const BASE_PROFILE: ChainProfile = {
   name: 'base',
   opStack: true,

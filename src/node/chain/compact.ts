@@ -2,8 +2,8 @@
 // block every 2 s for hours, and each field of a record is its own heap object: a Uint8Array with
 // its own ArrayBuffer (~200 bytes besides its bytes) or a bigint. Most of them repeat from block
 // to block (the coinbase, the zero bloom, the roots of empty lists, the L1-info deposit's sender,
-// target and fee parameters…): an empty Base block's record took ~7 KiB, about half of it such
-// repeats (issue 18). Records are plain data, never written in place once sealed (fields are
+// target and fee parameters…): an empty Base block's record takes ~7 KiB, about half of it such
+// repeats. Records are plain data, never written in place once sealed (fields are
 // replaced, not mutated), so equal values can be one object. The bytes that differ move into
 // shared chunks (bytes.ts packed).
 import { packed, sameBytes } from '../bytes.js'

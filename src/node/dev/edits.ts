@@ -25,7 +25,7 @@ interface EditRun {
  * The head's state with the edits made while a block was pending. The edits are kept and written
  * to a state at the head's root only when a reader settles it (a read at "latest", a trace of the
  * block after it): a run of edits nobody reads at "latest" before the next block costs nothing
- * here, since the live state has them already (issue 18). Only settle() touches the state.
+ * here, since the live state has them already. Only settle() touches the state.
  */
 class HeadState implements LazyRoot {
   private changes: Change[] = []

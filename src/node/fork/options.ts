@@ -1,4 +1,4 @@
-// What `startNode({ fork })` and `pcnode start --fork-url …` take (README "Fork a live chain").
+// What `startNode({ fork })` and `pcnode start --fork-url …` take (docs/fork.md).
 // Types only: node/options.ts names them without loading the fork's code.
 
 export interface ForkOptions {

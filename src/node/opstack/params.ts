@@ -1,7 +1,7 @@
 // The OP-stack (Base) chain parameters pcnode runs with: the L1 fee inputs the L1-info deposit
 // carries (OP specs jovian/l1-attributes.md), the EIP-1559 parameters of the header's extraData
 // (jovian/exec-engine.md), and the predeploy addresses (predeploys.md). Defaults are Base
-// mainnet's, read off a recent L1-info deposit receipt and header (research/base-fork-tracing.md §2).
+// mainnet's, read off a recent L1-info deposit receipt and header.
 
 export interface L1FeeParams {
   /** L1 base fee, wei. */

@@ -139,7 +139,7 @@ export const devMethods: MethodGroup = (node) => {
       }
       return null
     },
-    /** The state file's content (README "State file"), hex-encoded as viem's dumpState types it. */
+    /** The state file's content (docs/state-file.md), hex-encoded as viem's dumpState types it. */
     anvil_dumpState: async () => toData(Buffer.from(await dev.dumpState(), 'utf8')),
     /** Takes what anvil_dumpState returned (or the JSON document itself, or gzip of it). */
     anvil_loadState: async (params) => {

@@ -1,4 +1,4 @@
-// pcnode's pre-confirmation fault injection (README "Pre-confirmation faults"): drop a pre-confirmed
+// pcnode's pre-confirmation fault injection (docs/faults.md): drop a pre-confirmed
 // transaction, a seeded drop rate, halted and restarted flashblock streams, an irregular cadence.
 // The node side is src/node/faults/.
 import type { FaultSummary } from '../../node/faults/faults.js'

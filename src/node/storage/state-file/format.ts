@@ -1,5 +1,5 @@
 // The state file's format (`pcnode start --state FILE`, anvil_dumpState / anvil_loadState): versioned
-// JSON, hex strings, one account / block / pool entry per line. README "State file" documents it.
+// JSON, hex strings, one account / block / pool entry per line. docs/state-file.md documents it.
 //
 // It holds the head's state (every account with balance, nonce, code and storage), the sealed
 // history with receipts and logs, and the pool. On a fork, the accounts changed locally (their
