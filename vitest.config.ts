@@ -9,6 +9,8 @@ const SLOW = [
   'test/browser-origin.test.ts',
   'test/ws-backlog.test.ts',
   'test/cli-send.test.ts',
+  'test/cli-rpc-url.test.ts',
+  'test/cli-trace.test.ts',
   'test/cli-start.test.ts',
   'test/cli-simulate.test.ts',
   'test/cli-typed-data.test.ts',

@@ -112,7 +112,7 @@ describe('pcnode simulate / estimate', { timeout: 300_000 }, () => {
     expect(rejected.code).toBe(2)
     expect(rejected.stderr).toContain('empty input (code -32602)')
     expect(unreachable.code).toBe(2)
-    expect(unreachable.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9/)
+    expect(unreachable.stderr).toMatch(/cannot reach the node at http:\/\/127\.0\.0\.1:9: fetch refuses that port/)
   })
 
   it('estimate: prints the gas, --json, a revert with its reason (exit 1), errors (exit 2)', async () => {

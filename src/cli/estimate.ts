@@ -2,8 +2,8 @@
 // ("pending"). A revert prints its decoded reason and exits 1; request errors exit 2.
 import chalk from 'chalk'
 import { type Command, InvalidArgumentError } from 'commander'
-import { RpcCallError, rpcRequest } from './rpc-client.js'
-import { DEFAULT_RPC_URL, EXIT_FAILED, fail, loadRevertDecoder, revertReason, usageExit } from './simulate.js'
+import { DEFAULT_RPC_URL, RpcCallError, rpcRequest, rpcUrlOption } from './rpc-client.js'
+import { EXIT_FAILED, fail, loadRevertDecoder, revertReason, usageExit } from './simulate.js'
 import { parseAmount } from './units.js'
 
 interface EstimateFlags {
@@ -35,7 +35,7 @@ export function registerEstimate(program: Command): void {
     .option('--data <hex>', 'calldata, or init code without --to', hexData)
     .option('--value <amount>', 'value: 1eth, 20gwei or wei (default: 0)', parseAmount)
     .option('--block <tag>', 'block: pending (pre-confirmed), latest, a number or hash', 'pending')
-    .option('--rpc-url <url>', 'JSON-RPC endpoint', DEFAULT_RPC_URL)
+    .option('--rpc-url <url>', 'JSON-RPC endpoint (without a scheme: http://)', rpcUrlOption(), DEFAULT_RPC_URL)
     .option('--json', 'print the result as JSON')
     .exitOverride(usageExit)
     .addHelpText('after', '\nExit codes: 0 estimated, 1 the call reverts, 2 the request or the connection failed.')

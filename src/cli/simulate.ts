@@ -5,10 +5,9 @@ import { readFile } from 'node:fs/promises'
 import { stripVTControlCharacters } from 'node:util'
 import chalk from 'chalk'
 import type { Command } from 'commander'
-import { RpcCallError, rpcRequest } from './rpc-client.js'
+import { DEFAULT_RPC_URL, RpcCallError, rpcRequest, rpcUrlOption } from './rpc-client.js'
 import { formatEther } from './units.js'
 
-export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545'
 /** Exit codes: 1 some call failed (or the estimate reverted); 2 the request or the transport failed. */
 export const EXIT_FAILED = 1
 export const EXIT_REQUEST = 2
@@ -29,6 +28,14 @@ export function revertReason(data: unknown): string | undefined {
   return decodeRevertReason?.(Buffer.from(data.slice(2), 'hex'))
 }
 
+/** revertReason's words, else a custom error by its selector (`custom error 0x…`, then its data), as cast words it. */
+export function describeRevert(data: unknown): string | undefined {
+  const reason = revertReason(data)
+  if (reason !== undefined || typeof data !== 'string' || !/^0x[0-9a-fA-F]{8}/.test(data)) return reason
+  const args = data.slice(10)
+  return `custom error ${data.slice(0, 10)}${args ? ` (data 0x${args})` : ''}`
+}
+
 /** Prints an error the way every client subcommand does and sets the exit code. */
 export function fail(error: unknown, json: boolean | undefined): void {
   const message = error instanceof Error ? error.message : String(error)
@@ -38,7 +45,7 @@ export function fail(error: unknown, json: boolean | undefined): void {
     console.log(JSON.stringify(out, null, 2))
   } else {
     const code = error instanceof RpcCallError ? ` (code ${error.code})` : ''
-    console.error(`${chalk.red('error')} ${message}${code}`)
+    console.error(`${chalk.red('error:')} ${message}${code}`)
   }
   process.exitCode = EXIT_REQUEST
 }
@@ -59,7 +66,7 @@ export function registerSimulate(program: Command): void {
     .command('simulate')
     .description('run an eth_simulateV1 payload against a node and show each block, call, log and ETH transfer')
     .argument('<file>', 'JSON file: the payload ({ blockStateCalls, ... }) or a whole eth_simulateV1 request')
-    .option('--rpc-url <url>', 'JSON-RPC endpoint', DEFAULT_RPC_URL)
+    .option('--rpc-url <url>', 'JSON-RPC endpoint (without a scheme: http://)', rpcUrlOption(), DEFAULT_RPC_URL)
     .option(
       '--block <tag>',
       "block to simulate on: latest, pending (pre-confirmed state), a number or hash (default: the file's, else latest)",

@@ -1,12 +1,14 @@
 // `pcnode trace TXHASH` / `pcnode trace --to ADDR --data HEX`: the call tree of a transaction
 // (debug_traceTransaction) or a call (debug_traceCall) with geth's callTracer and its logs, drawn
 // the way `cast run` draws one: gas per frame, calls with their kind and value, events, return data
-// or decoded revert reasons. Works against any node that serves geth's callTracer. Plain fetch
-// JSON-RPC: the engine (@ethereumjs/*) stays out of its imports.
+// or decoded revert reasons, pcnode's genesis contracts by name and console.log calls decoded
+// (trace-labels.ts). Works against any node that serves geth's callTracer. Plain fetch JSON-RPC:
+// the engine (@ethereumjs/*) stays out of its imports.
 import chalk from 'chalk'
 import type { Command } from 'commander'
-import { rpcRequest } from './rpc-client.js'
-import { DEFAULT_RPC_URL, EXIT_FAILED, fail, loadRevertDecoder, revertReason, usageExit } from './simulate.js'
+import { DEFAULT_RPC_URL, rpcRequest, rpcUrlOption } from './rpc-client.js'
+import { EXIT_FAILED, fail, loadRevertDecoder, revertReason, usageExit } from './simulate.js'
+import type { Labels } from './trace-labels.js'
 import { parseAmount } from './units.js'
 
 /** geth's callTracer frame (eth/tracers/native/call.go). */
@@ -49,14 +51,20 @@ const PRECOMPILES: Record<string, string> = {
   '0x000000000000000000000000000000000000000a': 'pointEvaluation',
   '0x0000000000000000000000000000000000000100': 'p256verify',
 }
-const CONSOLE = '0x000000000000000000636f6e736f6c652e6c6f67'
+/** Hardhat's console.sol address (the bytes of "console.log"). */
+export const CONSOLE_ADDRESS = '0x000000000000000000636f6e736f6c652e6c6f67'
 
 export function registerTrace(program: Command): void {
   program
     .command('trace')
     .description('show the call tree of a transaction (or of a call, with --to) with gas, events and revert reasons')
     .argument('[hash]', 'transaction hash (pre-confirmed transactions too)')
-    .option('--rpc-url <url>', 'JSON-RPC endpoint (any node serving debug_traceTransaction)', DEFAULT_RPC_URL)
+    .option(
+      '--rpc-url <url>',
+      'JSON-RPC endpoint, any node serving debug_traceTransaction (without a scheme: http://)',
+      rpcUrlOption(),
+      DEFAULT_RPC_URL,
+    )
     .option('--to <address>', 'trace a call to this address instead of a transaction (debug_traceCall)')
     .option('--data <hex>', 'the call data (with --to)')
     .option('--from <address>', 'the call sender (with --to)')
@@ -91,9 +99,12 @@ async function runTrace(hash: string | undefined, flags: TraceFlags): Promise<vo
     if (flags.json) {
       console.log(JSON.stringify(frame, null, 2))
     } else {
-      await loadRevertDecoder()
-      const { getAddress } = await import('viem')
-      console.log(renderTrace(frame, (a) => getAddress(a)))
+      const [{ getAddress }, { loadLabels }] = await Promise.all([
+        import('viem'),
+        import('./trace-labels.js'),
+        loadRevertDecoder(),
+      ])
+      console.log(renderTrace(frame, loadLabels(), (a) => getAddress(a)))
     }
     if (frame.error) process.exitCode = EXIT_FAILED
   } catch (error) {
@@ -102,9 +113,12 @@ async function runTrace(hash: string | undefined, flags: TraceFlags): Promise<vo
 }
 
 /** cast run's drawing of a call tree (foundry's trace renderer): one line per call, event and return. */
-export function renderTrace(top: CallFrame, checksum: (address: string) => string = (a) => a): string {
+export function renderTrace(top: CallFrame, labels?: Labels, checksum: (address: string) => string = (a) => a): string {
   const lines = ['Traces:']
   const gas = (f: CallFrame) => Number(BigInt(f.gasUsed))
+  // What each frame's output decodes with, once its call line named the function.
+  const outputs = new Map<CallFrame, (data: string) => string | undefined>()
+  const callee = (address: string) => labels?.name(address) ?? checksum(address)
   const callLine = (f: CallFrame): string => {
     const to = (f.to ?? '').toLowerCase()
     if (f.type === 'CREATE' || f.type === 'CREATE2') {
@@ -115,22 +129,31 @@ export function renderTrace(top: CallFrame, checksum: (address: string) => strin
     const kind = { STATICCALL: ' [staticcall]', DELEGATECALL: ' [delegatecall]', CALLCODE: ' [callcode]' }[f.type] ?? ''
     const input = f.input ?? '0x'
     if (PRECOMPILES[to]) return `[${gas(f)}] ${chalk.green('PRECOMPILES')}::${PRECOMPILES[to]}${value}(${input})${kind}`
-    if (to === CONSOLE) return `[${gas(f)}] console::log(${input.slice(10) || ''})${kind}`
+    if (to === CONSOLE_ADDRESS) {
+      const line = labels?.consoleLog(input)
+      return `[${gas(f)}] console::log(${line !== undefined ? JSON.stringify(line) : input.slice(10)})${kind}`
+    }
+    const decoded = labels?.call(input)
+    if (decoded) {
+      outputs.set(f, decoded.output)
+      return `[${gas(f)}] ${callee(to)}::${decoded.text}${value}${kind}`
+    }
     const selector = input.length >= 10 ? input.slice(2, 10) : input === '0x' ? 'fallback' : input.slice(2)
     const args = input.length > 10 ? input.slice(10) : ''
-    return `[${gas(f)}] ${checksum(f.to ?? '0x')}::${selector}${value}(${args})${kind}`
+    return `[${gas(f)}] ${callee(f.to ?? '0x')}::${selector}${value}(${args})${kind}`
   }
   const result = (f: CallFrame): string => {
     if (f.calls?.some((c) => c.type === 'SELFDESTRUCT')) return chalk.red('← [SelfDestruct]')
     if (f.error) {
-      const reason = f.revertReason ?? revertReason(f.output)
+      const reason = f.revertReason ?? revertReason(f.output) ?? (f.output ? labels?.error(f.output) : undefined)
       if (f.error === 'execution reverted') return chalk.red(`← [Revert] ${reason ?? f.output ?? ''}`.trimEnd())
       return chalk.red(`← [${f.error}]`)
     }
     if ((f.type === 'CREATE' || f.type === 'CREATE2') && f.output) {
       return chalk.green(`← [Return] ${(f.output.length - 2) / 2} bytes of code`)
     }
-    return chalk.green(`← [${f.output ? 'Return' : 'Stop'}]${f.output ? ` ${f.output}` : ''}`)
+    const shown = f.output ? (outputs.get(f)?.(f.output) ?? f.output) : undefined
+    return chalk.green(`← [${shown !== undefined ? 'Return' : 'Stop'}]${shown !== undefined ? ` ${shown}` : ''}`)
   }
   const draw = (f: CallFrame, head: string, indent: string) => {
     lines.push(`${head}${callLine(f)}`)
@@ -147,6 +170,11 @@ export function renderTrace(top: CallFrame, checksum: (address: string) => strin
       if (item.call) {
         draw(item.call, `${indent}├─ `, `${indent}│   `)
       } else if (item.log) {
+        const event = labels?.event(item.log.topics, item.log.data)
+        if (event) {
+          lines.push(`${indent}├─  ${chalk.cyan('emit')} ${event}`)
+          continue
+        }
         const [first, ...rest] = item.log.topics
         const pad = `${indent}│  `
         if (first !== undefined) lines.push(`${indent}├─  ${chalk.cyan('emit')} topic 0: ${first}`)

@@ -7,8 +7,9 @@
 import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
 import type { Hex } from 'viem'
+import { DEFAULT_RPC_URL, rpcUrlOption } from './rpc-client.js'
 import { readTypedDataFile, typedDataCommand, typedDataHash } from './typed-data.js'
-import { connect, DEFAULT_RPC_URL, deps, EXIT_FAILED, FailedError, runClient, UsageError } from './wallet.js'
+import { connect, deps, EXIT_FAILED, FailedError, runClient, UsageError } from './wallet.js'
 
 export const DEFAULT_APP_URL = 'http://127.0.0.1:3001'
 
@@ -46,7 +47,11 @@ export function registerTypedDataApp(program: Command): void {
     .argument('<file>', 'JSON file with the typed data, e.g. from `pcnode typed-data prepare --json`')
     .requiredOption('--signature <hex>', 'the signature (an EOA, ERC-1271 wallet or ERC-6492-wrapped signature)')
     .requiredOption('--address <address>', 'the signer address')
-    .option('--rpc-url <url>', `JSON-RPC endpoint of the node (default: ${DEFAULT_RPC_URL})`)
+    .option(
+      '--rpc-url <url>',
+      `JSON-RPC endpoint of the node (default: ${DEFAULT_RPC_URL}; without a scheme: http://)`,
+      rpcUrlOption(),
+    )
     .option('--app-url <url>', "verify through the app's POST /typed-data/verify instead (nonce, expiry, signature)")
     .option('--json', 'print the result as JSON')
     .action((file: string, flags: VerifyFlags) => runClient(() => verify(file, flags)))
@@ -125,7 +130,8 @@ async function verify(file: string, flags: VerifyFlags): Promise<void> {
 
 function appBase(appUrl: string): string {
   try {
-    const url = new URL(appUrl)
+    // Without a scheme, http:// (as --rpc-url).
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(appUrl) ? appUrl : `http://${appUrl}`)
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error()
     return url.toString().replace(/\/+$/, '')
   } catch {

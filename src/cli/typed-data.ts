@@ -6,11 +6,11 @@ import { readFile } from 'node:fs/promises'
 import type { Command } from 'commander'
 import type { Hex, TypedDataDomain, TypedDataParameter } from 'viem'
 import { DEFAULT_MNEMONIC } from '../node/options.js'
+import { DEFAULT_RPC_URL, rpcUrlOption } from './rpc-client.js'
 import { parseBigInt, parseInteger } from './units.js'
 import {
   clientGroup,
   connect,
-  DEFAULT_RPC_URL,
   deps,
   FailedError,
   hasCode,
@@ -56,7 +56,12 @@ export function typedDataCommand(program: Command): Command {
     .option('-m, --mnemonic <words>', 'mnemonic of the dev accounts', DEFAULT_MNEMONIC)
     .option('--smart-wallet', "sign as the smart wallet owned by the key (owners [key's address])")
     .option('--wallet-nonce <n>', 'nonce of that smart wallet (default 0)', parseBigInt('wallet nonce'))
-    .option('--rpc-url <url>', 'JSON-RPC endpoint of the node (used with --smart-wallet)', DEFAULT_RPC_URL)
+    .option(
+      '--rpc-url <url>',
+      'JSON-RPC endpoint of the node, used with --smart-wallet (without a scheme: http://)',
+      rpcUrlOption(),
+      DEFAULT_RPC_URL,
+    )
     .option('--json', 'print {signature, address} as JSON')
     .action((file: string, flags: SignFlags) => runClient(() => sign(file, flags)))
   return group

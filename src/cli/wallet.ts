@@ -8,9 +8,8 @@ import type { Command } from 'commander'
 import type { Address, Chain, Hex, HttpTransport, PublicClient } from 'viem'
 import type { HDAccount, PrivateKeyAccount } from 'viem/accounts'
 import { DEFAULT_MNEMONIC } from '../node/options.js'
+import { DEFAULT_RPC_URL, RpcCallError, rpcRequest, rpcUrlOption, TransportError, unreachable } from './rpc-client.js'
 import { parseBigInt, parseInteger } from './units.js'
-
-export const DEFAULT_RPC_URL = 'http://127.0.0.1:8545'
 
 interface CreateFlags {
   owner?: string
@@ -36,7 +35,7 @@ export function walletCommand(program: Command): Command {
     .option('--deploy', 'deploy the wallet through the factory (from a dev account)')
     .option('--from <index>', 'dev account that sends the deployment', parseInteger('from'), 0)
     .option('-m, --mnemonic <words>', 'mnemonic of the dev accounts', DEFAULT_MNEMONIC)
-    .option('--rpc-url <url>', 'JSON-RPC endpoint of the node', DEFAULT_RPC_URL)
+    .option('--rpc-url <url>', 'JSON-RPC endpoint of the node (without a scheme: http://)', rpcUrlOption(), DEFAULT_RPC_URL)
     .option('--json', 'print {address, factory, factoryData, deployed} as JSON')
     .action((flags: CreateFlags) => runClient(() => create(flags)))
   return wallet
@@ -155,14 +154,19 @@ export async function runClient(action: () => Promise<void>): Promise<void> {
 }
 
 async function describeError(error: unknown): Promise<{ message: string; code: number }> {
-  if (error instanceof UsageError) return { message: error.message, code: EXIT_USAGE }
+  if (error instanceof UsageError || error instanceof TransportError) return { message: error.message, code: EXIT_USAGE }
+  if (error instanceof RpcCallError) return { message: `${error.message} (code ${error.code})`, code: EXIT_FAILED }
   const { viem } = await deps()
   if (error instanceof viem.BaseError) {
     // Could not talk to the node at all (refused, timed out, HTTP error): a connection problem, not a verdict.
     const transport = error.walk((e) => e instanceof viem.HttpRequestError || e instanceof viem.TimeoutError)
     if (transport) {
       const url = (transport as InstanceType<typeof viem.HttpRequestError>).url ?? ''
-      return { message: `cannot reach the node ${url}: ${error.details || error.shortMessage}`, code: EXIT_USAGE }
+      const cause = (transport as Error).cause
+      const reason = cause
+        ? unreachable(url, { cause }).message
+        : `cannot reach the node at ${url}: ${error.details || error.shortMessage}`
+      return { message: reason, code: EXIT_USAGE }
     }
     return { message: error.shortMessage + (error.details ? ` (${error.details})` : ''), code: EXIT_FAILED }
   }
@@ -176,18 +180,17 @@ export interface NodeConnection {
   chainId: number
 }
 
-/** A viem client for the node at `rpcUrl`, on its chain id, reading the pre-confirmed ("pending") state. */
+/**
+ * A viem client for the node at `rpcUrl` (checked by --rpc-url's parser), on its chain id, reading the
+ * pre-confirmed ("pending") state. The chain id is asked with rpcRequest: a URL that is not a node fails
+ * there, saying what answered.
+ */
 export async function connect(rpcUrl: string): Promise<NodeConnection> {
-  let url: URL
-  try {
-    url = new URL(rpcUrl)
-  } catch {
-    throw new UsageError(`--rpc-url: not a URL: ${rpcUrl}`)
-  }
+  const url = new URL(rpcUrl)
+  const chainId = Number(await rpcRequest(rpcUrl, 'eth_chainId', [], 15_000))
   // ../chain.js loads here, not at the top: it imports viem (see the header).
   const [{ viem }, { pcnodeChain }] = await Promise.all([deps(), import('../chain.js')])
   const transport = viem.http(url.toString(), { retryCount: 0, timeout: 15_000 })
-  const chainId = await viem.createPublicClient({ transport }).getChainId()
   // Its pre-confirmation time makes viem default to the "pending" block tag, so a wallet deployed a
   // moment ago is seen.
   const chain = pcnodeChain({ id: chainId, rpcUrl: url.toString() })
