@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { type Hex, keccak256, parseEther, recoverTransactionAddress, serializeTransaction } from 'viem'
+import { getAddress, type Hex, keccak256, parseEther, recoverTransactionAddress, serializeTransaction } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { importGraph, pcnode, ROOT } from './cli.js'
-import { startTestNode, type TestNode, waitForReceipt } from './helpers.js'
+import { startTestNode, type TestNode, useTestNode, waitForReceipt } from './helpers.js'
 
 const DIST = join(ROOT, 'dist')
+const L2_CROSS_DOMAIN_MESSENGER = '0x4200000000000000000000000000000000000007'
 
 describe('pcnode send', () => {
   let node: TestNode
@@ -166,7 +167,97 @@ describe('pcnode send', () => {
     expect(human.stdout + human.stderr).toMatch(/rejected: already known/)
   })
 
-  it('exits 2 when the endpoint cannot be reached, 1 on bad arguments', async () => {
+  it("prints a created contract's address, as cast send does", async () => {
+    // Init code returning a runtime that returns 42.
+    const initCode = '0x600a600c600039600a6000f3602a60005260206000f3'
+    const [human, json] = await Promise.all([
+      pcnode(['send', '--data', initCode, '--from', '5', '--rpc-url', node.rpcUrl], 120_000),
+      pcnode(['send', '--data', initCode, '--from', '6', '--rpc-url', node.rpcUrl, '--json'], 120_000),
+    ])
+    expect(human.code, human.stderr).toBe(0)
+    const created = /Contract created at (0x[0-9a-fA-F]{40})/.exec(human.stdout)?.[1] as Hex
+    expect(created).toBeDefined()
+    expect(human.stdout).toMatch(/deploying a contract/)
+    expect(json.code, json.stderr).toBe(0)
+    const out = JSON.parse(json.stdout)
+    const receipt = await node.publicClient.getTransactionReceipt({ hash: out.hash })
+    // Checksummed, and the receipt's.
+    expect(out.contractAddress).toBe(getAddress(receipt.contractAddress as string))
+    for (const address of [created, out.contractAddress]) {
+      expect(await node.publicClient.getCode({ address, blockTag: 'latest' })).toBe(`0x${'602a60005260206000f3'}`)
+    }
+  })
+
+  it('reports a revert with its reason: Error(string), and a custom error by its selector (exit 1)', async () => {
+    // A contract that reverts with the custom error selector 0xdeadbeef (no arguments).
+    const deploy = await node.wallet(7).sendTransaction({ data: '0x6010600c60003960106000f363deadbeef60e01b60005260046000fd' })
+    const custom = (await waitForReceipt(node, deploy)).contractAddress as Hex
+    const [stub, stubJson, selector] = await Promise.all([
+      // The base profile's stub predeploys revert naming themselves; --gas skips the estimate (which would refuse).
+      pcnode(
+        [
+          'send',
+          '--to',
+          L2_CROSS_DOMAIN_MESSENGER,
+          '--data',
+          '0x12345678',
+          '--gas',
+          '100000',
+          '--from',
+          '2',
+          '--rpc-url',
+          node.rpcUrl,
+        ],
+        120_000,
+      ),
+      pcnode(
+        [
+          'send',
+          '--to',
+          L2_CROSS_DOMAIN_MESSENGER,
+          '--data',
+          '0x12345678',
+          '--gas',
+          '100000',
+          '--from',
+          '3',
+          '--rpc-url',
+          node.rpcUrl,
+          '--json',
+        ],
+        120_000,
+      ),
+      pcnode(['send', '--to', custom, '--gas', '100000', '--from', '4', '--rpc-url', node.rpcUrl], 120_000),
+    ])
+    const reason = 'Predeploy L2CrossDomainMessenger is not supported.'
+    expect(stub.code, stub.stderr).toBe(1)
+    expect(stub.stdout).toMatch(
+      new RegExp(`✖ Pre-confirmed in flashblock \\d+ of block \\d+ \\(\\+\\d+ ms\\): reverted: ${reason}`),
+    )
+    expect(stub.stdout).toMatch(
+      new RegExp(`✖ Sealed in block \\d+ 0x[0-9a-f]{64} \\(\\+\\d+ ms\\), gas used \\d+: reverted: ${reason}`),
+    )
+    expect(stubJson.code).toBe(1)
+    expect(JSON.parse(stubJson.stdout)).toMatchObject({ stage: 'sealed', status: 'reverted', revertReason: reason })
+    expect(selector.code, selector.stderr).toBe(1)
+    expect(selector.stdout).toMatch(/✖ Sealed in block \d+ .*: reverted: custom error 0xdeadbeef$/m)
+    // Without --gas the estimate reverts first: its reason, before anything is sent.
+    const refused = await pcnode(['send', '--to', custom, '--from', '4', '--rpc-url', node.rpcUrl], 120_000)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/cannot prepare the transaction: execution reverted.*custom error 0xdeadbeef/)
+  })
+
+  it('takes a URL without a scheme as http://, and follows over its WebSocket', async () => {
+    const { host } = new URL(node.rpcUrl)
+    const run = await pcnode(
+      ['send', '--to', node.accounts[5].address, '--value', '1', '--from', '8', '--rpc-url', host, '--json'],
+      120_000,
+    )
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'success', transport: 'websocket', stage: 'sealed' })
+  })
+
+  it('exits 2 when the endpoint cannot be reached or the flags are wrong', async () => {
     const down = await pcnode([
       'send',
       '--to',
@@ -178,10 +269,14 @@ describe('pcnode send', () => {
       '--json',
     ])
     expect(down.code).toBe(2)
-    expect(JSON.parse(down.stdout).error).toMatch(/cannot reach http:\/\/127\.0\.0\.1:1/)
+    expect(JSON.parse(down.stdout).error).toMatch(/cannot reach the node at http:\/\/127\.0\.0\.1:1/)
+    expect(JSON.parse(down.stdout)).toMatchObject({ stage: 'connection failed' })
     const bad = await pcnode(['send', '--to', 'nope', '--rpc-url', node.rpcUrl])
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(2)
     expect(bad.stdout + bad.stderr).toMatch(/--to is not an address/)
+    const unknown = await pcnode(['send', '--too', node.accounts[1].address])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/unknown option '--too'/)
   })
 
   it('keeps @ethereumjs out of the CLI import graph', () => {
@@ -198,5 +293,36 @@ describe('pcnode send', () => {
     const cli = importGraph(join(DIST, 'cli', 'index.js'), true)
     expect([...cli.packages].filter((p) => p.startsWith('@ethereumjs'))).toEqual([])
     expect([...cli.files].some((f) => f.endsWith(join('node', 'node.js')))).toBe(false)
+  })
+})
+
+describe('pcnode send when a fault takes the pre-confirmation back', () => {
+  const node = useTestNode({ blockTime: 300, preconfInterval: 50, preconfDropRate: 1, preconfSeed: 7 })
+
+  it('ends "dropped" when the node discards it, exit 1', async () => {
+    const run = await pcnode(
+      ['send', '--to', node.accounts[1].address, '--value', '1', '--rpc-url', node.rpcUrl, '--json'],
+      120_000,
+    )
+    expect(run.code, run.stderr).toBe(1)
+    const out = JSON.parse(run.stdout)
+    expect(out).toMatchObject({ stage: 'dropped', transport: 'websocket' })
+    expect(out.dropReason).toMatch(/left out as block \d+ sealed/)
+    // It was pre-confirmed first, and never sealed.
+    expect(out.timings.preconfirmedMs).toBeGreaterThanOrEqual(0)
+    expect(out.timings.sealedMs).toBeUndefined()
+    expect((await node.rpc('pcnode_transactionStatus', [out.hash])).result.status).toBe('dropped')
+  })
+
+  it('says so when a requeued transaction loses its pre-confirmation, then times out waiting (exit 1)', async () => {
+    await node.rpc('pcnode_setPreconfFaults', [{ requeue: true }])
+    const run = await pcnode(
+      ['send', '--to', node.accounts[2].address, '--value', '1', '--from', '1', '--rpc-url', node.rpcUrl, '--timeout', '4s'],
+      120_000,
+    )
+    expect(run.code).toBe(1)
+    expect(run.stdout).toMatch(/✔ Pre-confirmed in flashblock \d+ of block \d+/)
+    expect(run.stdout).toMatch(/✖ Pre-confirmation taken back \(.*\); the transaction is in the pool again/)
+    expect(run.stdout).toMatch(/✖ not (sealed|pre-confirmed): still waiting after 4000 ms/)
   })
 })

@@ -1,28 +1,30 @@
-// `pcnode send`: sign a transfer or call (a dev account or a private key) or take a signed raw
-// transaction, submit it to any JSON-RPC endpoint and follow it live: accepted → pre-confirmed →
-// sealed. It speaks plain JSON-RPC (fetch and ws) and signs with viem, so the engine
-// (@ethereumjs/*) stays out of this command's imports. Statically it imports only commander:
-// the CLI entry loads this file for every command, and `pcnode start` must not pay for viem,
-// ws, chalk and ora (~0.45 s); they load when `send` runs (deps()).
+// `pcnode send`: sign a transfer, call or deployment (a dev account or a private key) or take a
+// signed raw transaction, submit it to any JSON-RPC endpoint and follow it live: accepted →
+// pre-confirmed → sealed (follow.ts, fed by follow-sources.ts), then, as `cast send` does, the
+// created contract's address or the revert's reason. It signs with viem, so the engine
+// (@ethereumjs/*) stays out of this command's imports. Statically it imports only commander and
+// fetch helpers: the CLI entry loads this file for every command, and `pcnode start` must not pay
+// for viem, chalk and ora (~0.45 s); they load when `send` runs.
 import type { Command } from 'commander'
-import type { Ora } from 'ora'
 import type { Hex, TransactionSerialized } from 'viem'
-import type WebSocket from 'ws'
 import { DEFAULT_MNEMONIC } from '../node/options.js'
-import { RpcCallError, rpcRequest, TransportError } from './rpc-client.js'
-import { formatEther, parseAmount, parseBigInt, parseDuration, parseInteger } from './units.js'
+import type { FollowState } from './follow.js'
+import type { Rpc } from './follow-sources.js'
+import { DEFAULT_RPC_URL, RpcCallError, rpcUrlOption, TransportError } from './rpc-client.js'
+import { type Prepared, Reporter, type SendDeps, transitionLines } from './send-report.js'
+import { parseAmount, parseBigInt, parseDuration, parseInteger } from './units.js'
 
-async function loadDeps() {
-  const [chalk, ora, viem, accounts, ws] = await Promise.all([
+async function loadDeps(): Promise<SendDeps> {
+  const [chalk, ora, viem, accounts, revert] = await Promise.all([
     import('chalk'),
     import('ora'),
     import('viem'),
     import('viem/accounts'),
-    import('ws'),
+    import('./simulate.js'),
   ])
-  return { chalk: chalk.default, ora: ora.default, viem, accounts, WebSocket: ws.default }
+  await revert.loadRevertDecoder()
+  return { chalk: chalk.default, ora: ora.default, viem, accounts, describeRevert: revert.describeRevert }
 }
-let deps: Awaited<ReturnType<typeof loadDeps>>
 
 interface SendFlags {
   to?: string
@@ -38,14 +40,9 @@ interface SendFlags {
   json?: boolean
 }
 
-/** Exit codes: 1 rejected, reverted or not followed to the end in time; 2 the endpoint cannot be reached. */
+/** Exit codes: 1 rejected, reverted, dropped, replaced or not followed to the end in time; 2 usage, or the endpoint. */
 const EXIT_FAILED = 1
-const EXIT_CONNECTION = 2
-const ZERO_HASH = `0x${'0'.repeat(64)}`
-/** Receipt polling period when no WebSocket is available. */
-const POLL_MS = 25
-const WS_CONNECT_TIMEOUT_MS = 1500
-const REQUEST_TIMEOUT_MS = 10_000
+const EXIT_USAGE = 2
 
 export function registerSend(program: Command): void {
   program
@@ -60,235 +57,146 @@ export function registerSend(program: Command): void {
     .option('-m, --mnemonic <words>', 'mnemonic the dev accounts derive from', DEFAULT_MNEMONIC)
     .option('--gas <gas>', 'gas limit (default: eth_estimateGas)', parseBigInt('gas'))
     .option('--raw <tx>', 'submit this signed, RLP-encoded transaction as it is')
-    .option('--rpc-url <url>', 'JSON-RPC endpoint, http(s) or ws(s)', 'http://127.0.0.1:8545')
-    .option('--timeout <time>', 'how long to follow the transaction: seconds or e.g. 500ms', parseDuration('timeout'), 30_000)
+    .option(
+      '--rpc-url <url>',
+      'JSON-RPC endpoint, http(s) or ws(s) (without a scheme: http://)',
+      rpcUrlOption(['http', 'https', 'ws', 'wss']),
+      DEFAULT_RPC_URL,
+    )
+    .option(
+      '--timeout <time>',
+      'how long to follow the transaction: seconds or e.g. 500ms (default: 30)',
+      parseDuration('timeout'),
+    )
     .option('--json', 'print one JSON object with the hash, timings and block (for scripts)')
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE))
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 sealed and succeeded; 1 rejected, reverted, dropped, replaced or timed out; 2 bad flags or no node.',
+    )
     .action(async (flags: SendFlags) => {
       process.exitCode = await runSend(flags)
     })
 }
 
-// --- JSON-RPC over HTTP and WebSocket ------------------------------------------------------------
-
-/** Ran out of time following the transaction. */
-class FollowTimeout extends Error {}
-
-interface Rpc {
-  request<T = any>(method: string, params?: unknown[]): Promise<T>
-}
-
-function httpRpc(url: string): Rpc {
-  return { request: (method, params = []) => rpcRequest(url, method, params, REQUEST_TIMEOUT_MS) as Promise<any> }
-}
-
-class WsRpc implements Rpc {
-  private id = 0
-  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
-  private readonly subscriptions = new Map<string, (data: any) => void>()
-  private closed: ((error: Error) => void) | undefined
-
-  private constructor(private readonly ws: WebSocket) {
-    ws.on('message', (raw) => {
-      let msg: any
-      try {
-        msg = JSON.parse(String(raw))
-      } catch {
-        return
-      }
-      if (msg.method === 'eth_subscription') {
-        this.subscriptions.get(msg.params?.subscription)?.(msg.params?.result)
-        return
-      }
-      const waiter = this.pending.get(msg.id)
-      if (!waiter) return
-      this.pending.delete(msg.id)
-      if (msg.error) waiter.reject(new RpcCallError(msg.error.code, msg.error.message, msg.error.data))
-      else waiter.resolve(msg.result)
-    })
-    ws.on('close', () => {
-      const error = new TransportError('the WebSocket connection closed')
-      for (const w of this.pending.values()) w.reject(error)
-      this.pending.clear()
-      this.closed?.(error)
-    })
-    ws.on('error', () => {})
-  }
-
-  static connect(url: string): Promise<WsRpc> {
-    return new Promise((resolve, reject) => {
-      const ws = new deps.WebSocket(url, { handshakeTimeout: WS_CONNECT_TIMEOUT_MS })
-      ws.once('open', () => resolve(new WsRpc(ws)))
-      ws.once('error', (error) => reject(new TransportError(`cannot reach ${url}: ${error.message}`)))
-    })
-  }
-
-  request<T = any>(method: string, params: unknown[] = []): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const id = ++this.id
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
-      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
-    })
-  }
-
-  async subscribe(params: unknown[], onData: (data: any) => void): Promise<string> {
-    const id = await this.request<string>('eth_subscribe', params)
-    this.subscriptions.set(id, onData)
-    return id
-  }
-
-  onClose(fn: (error: Error) => void): void {
-    this.closed = fn
-  }
-
-  close(): void {
-    this.closed = undefined
-    this.ws.close()
-  }
-}
-
-/** ws:// for http://, wss:// for https:// (same host, port and path: pcnode serves both on one port). */
-export function wsUrlFor(url: string): string | undefined {
-  if (/^wss?:\/\//i.test(url)) return url
-  if (/^https?:\/\//i.test(url)) return url.replace(/^http/i, 'ws')
-  return undefined
-}
-
-// --- the command ---------------------------------------------------------------------------------
-
-interface Prepared {
-  raw: Hex
-  from?: string
-  to?: string | null
-  nonce?: number
-  value?: bigint
-}
-
-interface Outcome {
-  hash: string
-  acceptedMs: number
-  preconfirmedMs?: number
-  sealedMs?: number
-  blockNumber?: number
-  blockHash?: string
-  flashblockIndex?: number
-  status?: 'success' | 'reverted'
-  gasUsed?: bigint
-}
-
-class Reporter {
-  private spinner: Ora | undefined
-
-  constructor(private readonly json: boolean) {}
-
-  step(text: string): void {
-    if (this.json) return
-    this.spinner = deps.ora({ text, stream: process.stdout }).start()
-  }
-
-  done(text: string): void {
-    this.spinner?.succeed(text)
-    this.spinner = undefined
-  }
-
-  fail(text: string): void {
-    if (this.json) return
-    if (this.spinner) this.spinner.fail(text)
-    else console.error(`${deps.chalk.red('✖')} ${text}`)
-    this.spinner = undefined
-  }
-
-  info(text: string): void {
-    if (!this.json) console.log(deps.chalk.dim(text))
+/** A failure at one stage of the send: printed as "stage: message". */
+class StageError extends Error {
+  constructor(
+    readonly stage: string,
+    readonly reason: unknown,
+    readonly exitCode = reason instanceof TransportError ? EXIT_USAGE : EXIT_FAILED,
+  ) {
+    super(reason instanceof Error ? reason.message : String(reason))
   }
 }
 
 async function runSend(flags: SendFlags): Promise<number> {
-  deps = await loadDeps()
-  const report = new Reporter(flags.json === true)
-  const url = flags.rpcUrl
-  const wsUrl = wsUrlFor(url)
-  const isWsUrl = /^wss?:\/\//i.test(url)
-  let ws: WsRpc | undefined
-  const fail = (error: unknown, stage: string): number => {
-    const code = error instanceof TransportError ? EXIT_CONNECTION : EXIT_FAILED
-    const message = error instanceof Error ? error.message : String(error)
-    if (flags.json) {
-      const rpcCode = error instanceof RpcCallError ? { code: error.code, data: error.data } : {}
-      console.log(JSON.stringify({ error: message, stage, ...rpcCode }))
-    } else {
-      report.fail(`${stage}: ${message}`)
-    }
-    return code
-  }
+  const deps = await loadDeps()
+  const report = new Reporter(deps, flags.json === true)
+  const timeoutMs = flags.timeout ?? 30_000
+  let close = async () => {}
   try {
-    const usage = checkFlags(flags, url)
-    if (usage) return fail(new Error(usage), 'invalid arguments')
-    // A WebSocket lets us watch pre-confirmations as they happen; plain HTTP falls back to polling.
-    if (wsUrl) {
-      try {
-        ws = await WsRpc.connect(wsUrl)
-      } catch (error) {
-        if (isWsUrl) throw error
-      }
-    }
-    const rpc: Rpc = isWsUrl ? (ws as WsRpc) : httpRpc(url)
+    const usage = checkFlags(deps, flags)
+    if (usage) throw new StageError('invalid arguments', new Error(usage), EXIT_USAGE)
+    // The one event source, chosen before anything is sent (follow-sources.ts).
+    const { chooseSource } = await import('./follow-sources.js')
+    const { rpc, source } = await chooseSource(flags.rpcUrl).catch((error) => {
+      throw new StageError('connection failed', error)
+    })
+    close = () => source.close()
 
     report.step(flags.raw ? 'Reading the raw transaction…' : 'Preparing the transaction…')
-    let prepared: Prepared
-    try {
-      prepared = flags.raw ? await describeRaw(flags.raw as Hex) : await prepare(rpc, flags)
-    } catch (error) {
-      return fail(error, 'cannot prepare the transaction')
-    }
-    const what = [
-      prepared.from ? `from ${prepared.from}` : undefined,
-      prepared.to ? `to ${prepared.to}` : prepared.to === null ? 'deploying a contract' : undefined,
-      prepared.value !== undefined ? `value ${formatEther(prepared.value, 18)} ETH` : undefined,
-      prepared.nonce !== undefined ? `nonce ${prepared.nonce}` : undefined,
-    ]
-      .filter(Boolean)
-      .join(', ')
-    report.done(what ? `Signed: ${what}` : 'Raw transaction read')
+    const prepared = await (flags.raw ? describeRaw(deps, flags.raw as Hex) : prepare(deps, rpc, flags)).catch((error) => {
+      throw new StageError(error instanceof TransportError ? 'connection failed' : 'cannot prepare the transaction', error)
+    })
+    report.done(prepared)
 
-    const outcome = await submitAndFollow(rpc, ws, prepared.raw, flags, report)
+    report.step('Submitting…')
+    const t0 = performance.now()
+    const hash = String(
+      await rpc.request<string>('eth_sendRawTransaction', [prepared.raw]).catch((error) => {
+        throw new StageError(error instanceof TransportError ? 'connection failed' : 'rejected', error)
+      }),
+    ).toLowerCase()
+    const acceptedMs = Math.round(performance.now() - t0)
+    report.line(true, `Accepted ${hash} (${acceptedMs} ms)`)
+    report.step('Waiting for pre-confirmation…')
+    source.track({ hash, from: prepared.from, nonce: prepared.nonce }, t0)
+
+    let revert: string | undefined
+    const end = await (async () => {
+      const { follow } = await import('./follow.js')
+      return follow(source, t0 + timeoutMs, t0, async (from, to) => {
+        // A revert's reason, asked once the receipt says so (pre-confirmed or sealed): cast send prints it.
+        if (to.receipt?.status === '0x0' && revert === undefined)
+          revert = await revertReason(deps, rpc, hash, to.receipt.blockNumber)
+        for (const { ok, text } of transitionLines(from, to, { revert, timeoutMs, prepared })) report.line(ok, text)
+        if (to.stage === 'preconfirmed') report.step(`Waiting for block ${to.blockNumber ?? ''} to be sealed…`)
+        if (to.stage === 'accepted') report.step('Waiting for pre-confirmation again…')
+      })
+    })().catch((error) => {
+      throw new StageError('connection failed', error)
+    })
+    const created = end.stage === 'sealed' && end.receipt?.status === '0x1' ? end.receipt.contractAddress : undefined
+    if (created) report.line(true, `Contract created at ${deps.viem.getAddress(created)}`)
     if (flags.json) {
-      console.log(
-        JSON.stringify({
-          hash: outcome.hash,
-          from: prepared.from,
-          to: prepared.to,
-          nonce: prepared.nonce,
-          value: prepared.value?.toString(),
-          status: outcome.status,
-          blockNumber: outcome.blockNumber,
-          blockHash: outcome.blockHash,
-          flashblockIndex: outcome.flashblockIndex,
-          gasUsed: outcome.gasUsed?.toString(),
-          transport: ws ? 'websocket' : 'http',
-          timings: { acceptedMs: outcome.acceptedMs, preconfirmedMs: outcome.preconfirmedMs, sealedMs: outcome.sealedMs },
-        }),
-      )
+      const outcome = jsonOutcome(hash, prepared, end, {
+        acceptedMs,
+        transport: source.transport,
+        revert,
+        getAddress: deps.viem.getAddress,
+      })
+      console.log(JSON.stringify(outcome))
     }
-    return outcome.status === 'reverted' ? EXIT_FAILED : 0
+    return end.stage === 'sealed' && end.receipt?.status === '0x1' ? 0 : EXIT_FAILED
   } catch (error) {
-    if (error instanceof StageError) return fail(error.cause, error.stage)
-    return fail(error, error instanceof TransportError ? 'connection failed' : 'failed')
+    const failure = error instanceof StageError ? error : new StageError('failed', error)
+    report.fail(failure.stage, failure.reason)
+    return failure.exitCode
   } finally {
-    ws?.close()
+    await close().catch(() => {})
   }
 }
 
-function checkFlags(flags: SendFlags, url: string): string | undefined {
-  if (!wsUrlFor(url)) return `--rpc-url must start with http://, https://, ws:// or wss:// (got "${url}")`
+/** The --json object: what was sent, where it ended, and when each stage came. */
+function jsonOutcome(
+  hash: string,
+  prepared: Prepared,
+  end: FollowState,
+  more: { acceptedMs: number; transport: string; revert?: string; getAddress: (address: string) => string },
+) {
+  const { acceptedMs, transport, revert, getAddress } = more
+  const r = end.receipt
+  return {
+    hash,
+    from: prepared.from,
+    to: prepared.to,
+    nonce: prepared.nonce,
+    value: prepared.value?.toString(),
+    stage: end.stage,
+    status: end.stage === 'sealed' ? (r?.status === '0x1' ? 'success' : 'reverted') : undefined,
+    revertReason: revert,
+    contractAddress: r?.contractAddress ? getAddress(r.contractAddress) : undefined,
+    blockNumber: end.stage === 'sealed' ? end.blockNumber : undefined,
+    blockHash: end.stage === 'sealed' ? r?.blockHash : undefined,
+    flashblockIndex: end.flashblockIndex,
+    gasUsed: r ? BigInt(r.gasUsed).toString() : undefined,
+    dropReason: end.stage === 'dropped' ? end.dropped?.reason : undefined,
+    transport,
+    timings: { acceptedMs, preconfirmedMs: end.preconfirmedMs, sealedMs: end.sealedMs },
+  }
+}
+
+function checkFlags({ viem }: SendDeps, flags: SendFlags): string | undefined {
   if (flags.raw !== undefined) {
-    if (!deps.viem.isHex(flags.raw) || flags.raw.length < 4) return '--raw must be 0x-prefixed hex'
+    if (!viem.isHex(flags.raw) || flags.raw.length < 4) return '--raw must be 0x-prefixed hex'
     if (flags.to || flags.data || flags.privateKey || flags.value !== undefined || flags.gas !== undefined) {
       return '--raw is already signed: it takes no --to, --value, --data, --gas or --private-key'
     }
     return undefined
   }
-  if (flags.to !== undefined && !deps.viem.isAddress(flags.to, { strict: false })) return `--to is not an address: ${flags.to}`
-  if (flags.data !== undefined && !deps.viem.isHex(flags.data)) return '--data must be 0x-prefixed hex'
+  if (flags.to !== undefined && !viem.isAddress(flags.to, { strict: false })) return `--to is not an address: ${flags.to}`
+  if (flags.data !== undefined && !viem.isHex(flags.data)) return '--data must be 0x-prefixed hex'
   if (flags.to === undefined && flags.data === undefined) return 'give --to (and --value), --data to deploy, or --raw'
   if (flags.privateKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(flags.privateKey)) {
     return '--private-key must be 32 bytes of 0x-prefixed hex'
@@ -296,10 +204,10 @@ function checkFlags(flags: SendFlags, url: string): string | undefined {
   return undefined
 }
 
-async function describeRaw(raw: Hex): Promise<Prepared> {
+async function describeRaw({ viem }: SendDeps, raw: Hex): Promise<Prepared> {
   try {
-    const tx = deps.viem.parseTransaction(raw as TransactionSerialized)
-    const from = await deps.viem
+    const tx = viem.parseTransaction(raw as TransactionSerialized)
+    const from = await viem
       .recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized })
       .catch(() => undefined)
     return { raw, from, to: tx.to ?? null, nonce: tx.nonce, value: tx.value ?? 0n }
@@ -309,30 +217,34 @@ async function describeRaw(raw: Hex): Promise<Prepared> {
   }
 }
 
+const hex = (n: bigint) => `0x${n.toString(16)}`
+
 /** Signs with the chosen account, taking chain id, nonce, fees and gas from the endpoint. */
-async function prepare(rpc: Rpc, flags: SendFlags): Promise<Prepared> {
+async function prepare({ accounts, describeRevert }: SendDeps, rpc: Rpc, flags: SendFlags): Promise<Prepared> {
   const account = flags.privateKey
-    ? deps.accounts.privateKeyToAccount(flags.privateKey as Hex)
-    : deps.accounts.mnemonicToAccount(flags.mnemonic, { addressIndex: flags.from })
+    ? accounts.privateKeyToAccount(flags.privateKey as Hex)
+    : accounts.mnemonicToAccount(flags.mnemonic, { addressIndex: flags.from })
   const to = flags.to as Hex | undefined
   const data = flags.data as Hex | undefined
   const value = flags.value ?? 0n
   const call = { from: account.address, to, value: hex(value), data }
+  const estimate = async () => {
+    try {
+      return await rpc.request<string>('eth_estimateGas', [call, 'pending'])
+    } catch (error) {
+      // A revert while estimating: its reason (a custom error's selector when the node gives only data).
+      const reason = error instanceof RpcCallError && !/: /.test(error.message) ? describeRevert(error.data) : undefined
+      throw reason ? new RpcCallError((error as RpcCallError).code, `${(error as Error).message}: ${reason}`) : error
+    }
+  }
   const [chainId, nonce, block, tip, gas] = await Promise.all([
     rpc.request<string>('eth_chainId'),
     rpc.request<string>('eth_getTransactionCount', [account.address, 'pending']),
     rpc.request<{ baseFeePerGas?: string } | null>('eth_getBlockByNumber', ['pending', false]),
     rpc.request<string>('eth_maxPriorityFeePerGas').catch(() => undefined),
-    flags.gas !== undefined ? Promise.resolve(hex(flags.gas)) : rpc.request<string>('eth_estimateGas', [call, 'pending']),
+    flags.gas !== undefined ? hex(flags.gas) : estimate(),
   ])
-  const base = {
-    chainId: Number(chainId),
-    nonce: Number(nonce),
-    to,
-    value,
-    data,
-    gas: BigInt(gas),
-  }
+  const base = { chainId: Number(chainId), nonce: Number(nonce), to, value, data, gas: BigInt(gas) }
   let raw: Hex
   if (block?.baseFeePerGas !== undefined) {
     const maxPriorityFeePerGas = tip !== undefined ? BigInt(tip) : 1_000_000_000n
@@ -346,165 +258,29 @@ async function prepare(rpc: Rpc, flags: SendFlags): Promise<Prepared> {
   return { raw, from: account.address, to: to ?? null, nonce: base.nonce, value }
 }
 
-class StageError extends Error {
-  constructor(
-    readonly stage: string,
-    override readonly cause: unknown,
-  ) {
-    super(cause instanceof Error ? cause.message : String(cause))
-  }
-}
-
-const hex = (n: bigint) => `0x${n.toString(16)}`
-const elapsed = (t0: number) => Math.round(performance.now() - t0)
-
-interface Receipt {
-  blockHash: string
-  blockNumber: string
-  status: string
-  gasUsed: string
-}
-
 /**
- * Submits and follows. With a WebSocket it subscribes to newFlashblockTransactions and newHeads
- * before submitting, so nothing is missed; without one (or when the node lacks the flashblock
- * subscription) it polls the receipt: a zero blockHash means pre-confirmed, a real one sealed.
+ * Why a mined transaction reverted: the top frame of geth's callTracer (its revertReason, else its
+ * output decoded); on a node without debug_traceTransaction, the transaction's call replayed on the
+ * state before its block (eth_call), whose error carries the revert data.
  */
-async function submitAndFollow(rpc: Rpc, ws: WsRpc | undefined, raw: Hex, flags: SendFlags, report: Reporter): Promise<Outcome> {
-  const preconfAt = new Map<string, number>()
-  const heads = new Map<number, { at: number; hash: string }>()
-  let wake: (() => void) | undefined
-  let live = false
-  let t0 = 0
-  if (ws) {
-    try {
-      await ws.subscribe(['newFlashblockTransactions'], (txHash: string) => {
-        const k = String(txHash).toLowerCase()
-        if (!preconfAt.has(k)) preconfAt.set(k, elapsed(t0))
-        wake?.()
-      })
-      await ws.subscribe(['newHeads'], (head: { number: string; hash: string }) => {
-        heads.set(Number(head.number), { at: elapsed(t0), hash: head.hash })
-        wake?.()
-      })
-      live = true
-    } catch (error) {
-      if (error instanceof TransportError) throw error
-      // The endpoint has no flashblock subscriptions: poll instead.
-    }
-  }
-
-  report.step('Submitting…')
-  t0 = performance.now()
-  let hash: string
+async function revertReason({ describeRevert }: SendDeps, rpc: Rpc, hash: string, block: string): Promise<string> {
   try {
-    hash = String(await rpc.request<string>('eth_sendRawTransaction', [raw])).toLowerCase()
-  } catch (error) {
-    throw new StageError(error instanceof TransportError ? 'connection failed' : 'rejected', error)
-  }
-  const outcome: Outcome = { hash, acceptedMs: elapsed(t0) }
-  report.done(`Accepted ${hash} (${outcome.acceptedMs} ms)`)
-
-  const deadline = t0 + flags.timeout
-  let closedError: Error | undefined
-  ws?.onClose((error) => {
-    closedError = error
-    wake?.()
-  })
-  /** Resolves on the next notification (or after `ms`); throws once the deadline has passed. */
-  const next = (ms: number) =>
-    new Promise<void>((resolve, reject) => {
-      if (closedError) return reject(closedError)
-      const left = deadline - performance.now()
-      if (left <= 0) return reject(new FollowTimeout())
-      const timer = setTimeout(
-        () => {
-          wake = undefined
-          resolve()
-        },
-        Math.min(ms, left),
-      )
-      wake = () => {
-        clearTimeout(timer)
-        wake = undefined
-        resolve()
-      }
-    })
-  const receiptOf = () => rpc.request<Receipt | null>('eth_getTransactionReceipt', [hash])
-  const sealedReceipt = (r: Receipt | null) => r !== null && r.blockHash !== ZERO_HASH
-
-  try {
-    report.step('Waiting for pre-confirmation…')
-    let receipt: Receipt | null = null
-    for (;;) {
-      if (live) {
-        const at = preconfAt.get(hash)
-        if (at !== undefined) {
-          outcome.preconfirmedMs = at
-          receipt = await receiptOf()
-          break
-        }
-        await next(1000)
-      } else {
-        receipt = await receiptOf()
-        if (receipt) {
-          outcome.preconfirmedMs = elapsed(t0)
-          break
-        }
-        await next(POLL_MS)
-      }
-    }
-    await fillStatus(rpc, hash, outcome, receipt)
-    const where = outcome.flashblockIndex !== undefined ? `flashblock ${outcome.flashblockIndex} of block` : 'block'
-    report.done(`Pre-confirmed in ${where} ${outcome.blockNumber ?? '?'} (+${outcome.preconfirmedMs} ms)`)
-
-    report.step(`Waiting for block ${outcome.blockNumber ?? ''} to be sealed…`)
-    for (;;) {
-      if (sealedReceipt(receipt)) {
-        outcome.sealedMs ??= elapsed(t0)
-        break
-      }
-      if (live && outcome.blockNumber !== undefined) {
-        const head = heads.get(outcome.blockNumber) ?? [...heads.entries()].find(([n]) => n > (outcome.blockNumber ?? 0))?.[1]
-        if (head) {
-          receipt = await receiptOf()
-          if (sealedReceipt(receipt)) {
-            outcome.sealedMs = head.at
-            continue
-          }
-        }
-        await next(1000)
-      } else {
-        await next(POLL_MS)
-        receipt = await receiptOf()
-      }
-    }
-    const sealed = receipt as Receipt
-    outcome.blockNumber = Number(sealed.blockNumber)
-    outcome.blockHash = sealed.blockHash
-    outcome.status = sealed.status === '0x1' ? 'success' : 'reverted'
-    outcome.gasUsed = BigInt(sealed.gasUsed)
-    const text = `Sealed in block ${outcome.blockNumber} ${outcome.blockHash} (+${outcome.sealedMs} ms), gas used ${outcome.gasUsed}`
-    if (outcome.status === 'success') report.done(text)
-    else report.fail(`${text}: reverted (status 0)`)
-    return outcome
-  } catch (error) {
-    if (error instanceof FollowTimeout) {
-      const stage = outcome.preconfirmedMs === undefined ? 'not pre-confirmed' : 'not sealed'
-      throw new StageError(stage, new Error(`${hash} still waiting after ${flags.timeout} ms`))
-    }
-    throw error
-  }
-}
-
-/** Block number and, on pcnode, the flashblock index (pcnode_transactionStatus; other nodes lack it). */
-async function fillStatus(rpc: Rpc, hash: string, outcome: Outcome, receipt: Receipt | null): Promise<void> {
-  if (receipt) outcome.blockNumber = Number(receipt.blockNumber)
-  try {
-    const status = await rpc.request<{ blockNumber?: string; flashblockIndex?: string }>('pcnode_transactionStatus', [hash])
-    if (status.flashblockIndex !== undefined) outcome.flashblockIndex = Number(status.flashblockIndex)
-    if (status.blockNumber !== undefined) outcome.blockNumber ??= Number(status.blockNumber)
+    const frame = await rpc.request<{ revertReason?: string; output?: string; error?: string }>('debug_traceTransaction', [
+      hash,
+      { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } },
+    ])
+    return frame.revertReason ?? describeRevert(frame.output) ?? frame.error ?? 'no reason given'
   } catch (error) {
     if (error instanceof TransportError) throw error
+  }
+  try {
+    const tx = await rpc.request<Record<string, string>>('eth_getTransactionByHash', [hash])
+    const call = { from: tx.from, to: tx.to, data: tx.input, value: tx.value, gas: tx.gas }
+    await rpc.request('eth_call', [call, hex(BigInt(block) - 1n)])
+    return 'no reason given'
+  } catch (error) {
+    if (error instanceof TransportError) throw error
+    const reason = error instanceof RpcCallError ? describeRevert(error.data) : undefined
+    return reason ?? (error as Error).message
   }
 }
