@@ -1,12 +1,17 @@
 // `pcnode start` as a user runs it (the built CLI): a start that fails says why and exits at once;
-// the fault flags show in the banner and each injected fault is logged; a fork's banner and exit line.
-import { spawn } from 'node:child_process'
+// flags that make no sense are refused; the fault flags show in the banner and each injected fault
+// is logged; a fork's progress, banner and exit line; a state file's load and exit write, with
+// their progress, and a second Ctrl-C during the write.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
-import { encodeFunctionData } from 'viem'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { encodeFunctionData, parseEther, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startNode } from '../src/index.js'
 import { BIN, pcnode, ROOT } from './cli.js'
-import { until } from './helpers.js'
+import { poll, until } from './helpers.js'
 
 describe('pcnode start', () => {
   let busy: Server
@@ -102,7 +107,14 @@ describe('pcnode start --fork-url', () => {
       out += d
     })
     try {
-      await until(() => /WebSocket/.test(out), 20_000, 'the banner')
+      await until(() => /WebSocket/.test(out), 60_000, 'the banner')
+      // Progress while it connects, then the fork block; the key stays out of both.
+      expect(out).toContain(`Connecting to the fork's upstream ${upstream.rpcUrl}/v2/***…`)
+      expect(out).toMatch(
+        new RegExp(`Forked ${upstream.rpcUrl.replace(/[.]/g, '\\.')}/v2/\\*\\*\\* at block \\d+ \\(0x[0-9a-f]{64}\\)`),
+      )
+      // Why the profile is what it is: the upstream's blocks say.
+      expect(out).toContain("Profile:           base (the upstream's blocks are OP-stack; --profile overrides)")
       expect(out).toContain(`Upstream:          ${upstream.rpcUrl}/v2/***`)
       expect(out).not.toContain(key)
       expect(out).toMatch(/Fork block:\s+\d+ \(0x[0-9a-f]{64}\)/)
@@ -121,7 +133,7 @@ describe('pcnode start --fork-url', () => {
 
 describe('pcnode start shows what the node explains', () => {
   it('prints console.log output and the pre-confirmation hints (the library is silent by default, the CLI is not)', async () => {
-    const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--no-app', '--block-time', '1h'], {
+    const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--no-app', '--block-time', '3600'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },
@@ -157,6 +169,123 @@ describe('pcnode start shows what the node explains', () => {
     } finally {
       child.kill('SIGTERM')
       await exited
+    }
+  })
+})
+
+describe('pcnode start refuses flags that make no sense (exit 2)', () => {
+  it('a hardfork pcnode does not run, and a pre-confirmation interval longer than the block time', async () => {
+    const [cancun, slow, fine] = await Promise.all([
+      pcnode(['start', '--port', '0', '--no-app', '--hardfork', 'cancun'], 120_000),
+      pcnode(['start', '--port', '0', '--no-app', '--preconf-interval', '5s'], 120_000),
+      pcnode(['start', '--port', '0', '--no-app', '--blocktime', '1'], 120_000),
+    ])
+    expect(cancun.code).toBe(2)
+    expect(cancun.stderr).toMatch(/--hardfork <name>' argument 'cancun' is invalid\. pcnode runs prague or osaka/)
+    expect(slow.code).toBe(2)
+    expect(slow.stderr).toContain('--preconf-interval 5000 ms is longer than --block-time 2000 ms')
+    // Any other usage error exits 2 too, as anvil's do.
+    expect(fine.code).toBe(2)
+    expect(fine.stderr).toMatch(/unknown option '--blocktime'/)
+    for (const run of [cancun, slow, fine]) expect(run.stdout).not.toMatch(/listening/)
+  })
+})
+
+/** A running `pcnode start` whose output (stdout and stderr) is collected. */
+function startCli(args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--no-app', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  })
+  let out = ''
+  child.stdout?.on('data', (d) => (out += d))
+  child.stderr?.on('data', (d) => (out += d))
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
+  return { child, out: () => out, exited }
+}
+
+/**
+ * A state file in the layout pcnode writes (a header line, one account / block / pool entry per
+ * line) with `extra` more accounts, each with a storage slot, and dev account 0 at `balance`. Its
+ * stateRoot is left out, as for a hand-edited file: the node computes the root on load.
+ */
+function growStateFile(file: string, extra: number, devAccount: string, balance: bigint): number {
+  const { accounts, blocks, pool, stateRoot: _, ...top } = JSON.parse(readFileSync(file, 'utf8'))
+  accounts[devAccount.toLowerCase()].balance = toHex(balance)
+  const slot = toHex(1n, { size: 32 })
+  for (let i = 1; i <= extra; i++) {
+    accounts[toHex(0xabcd0000n * 2n ** 120n + BigInt(i), { size: 20 })] = {
+      nonce: '0x0',
+      balance: '0x1',
+      storage: { [slot]: toHex(BigInt(i), { size: 32 }) },
+    }
+  }
+  const lines = (items: string[]) => items.map((item, i) => `${i ? ',' : ''}\n${item}`).join('')
+  const accountLines = Object.entries(accounts).map(([a, v]) => `${JSON.stringify(a)}:${JSON.stringify(v)}`)
+  const text = `${JSON.stringify(top).slice(0, -1)},\n"accounts":{${lines(accountLines)}\n},\n"blocks":[${lines(
+    blocks.map((b: unknown) => JSON.stringify(b)),
+  )}\n],\n"pool":[${lines(pool.map((p: unknown) => JSON.stringify(p)))}\n]}\n`
+  writeFileSync(file, text)
+  return Object.keys(accounts).length
+}
+
+describe('pcnode start --state: progress while loading and writing it', { timeout: 600_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pcnode-cli-state-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('says what it loads (size, head block, blocks, accounts) and, on exit, that it writes it; a second Ctrl-C waits for the write', async () => {
+    const file = join(dir, 'state.json')
+    // A chain with a few sealed blocks, written by a node, then grown to tens of thousands of accounts.
+    const first = await startNode({ port: 0, stateFile: file, blockTime: 0, preconfInterval: 0 })
+    const sender = first.accounts[1].address
+    for (let i = 0; i < 3; i++) {
+      await fetch(first.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_sendTransaction', params: [{ from: sender, to: sender }] }),
+      })
+    }
+    await poll(
+      () => first.node.blockNumber(),
+      (n) => n >= 3n,
+      { what: 'three blocks' },
+    )
+    const head = first.node.blockNumber()
+    await first.stop()
+    const accounts = growStateFile(file, 40_000, first.accounts[0].address, parseEther('123'))
+
+    const run = startCli(['--state', file, '--block-time', '3600'])
+    try {
+      await poll(run.out, (o) => /^RPC\s+http/m.test(o) || run.child.exitCode !== null, {
+        timeoutMs: 300_000,
+        what: 'the banner',
+      })
+      const out = run.out()
+      const held = `MiB: head block ${head}, ${head + 1n} blocks, ${accounts.toLocaleString('en-US')} accounts`
+      expect(out).toMatch(new RegExp(`^Loading state from ${file} \\([\\d.]+ ${held}\\)…$`, 'm'))
+      expect(out).toMatch(new RegExp(`^Loaded state from ${file} \\([\\d.]+ ${held}\\) in [\\d.]+ s$`, 'm'))
+      expect(out).toMatch(
+        new RegExp(`^State file:\\s+${file}\\n\\s+loaded \\([\\d.]+ ${held}\\); written on exit and every 10 blocks$`, 'm'),
+      )
+      // The balances the node holds, not --balance's.
+      expect(out).toContain(`(0) ${first.accounts[0].address} (123 ETH)`)
+
+      run.child.kill('SIGINT')
+      await poll(run.out, (o) => o.includes(`writing state to ${file}…`) || run.child.exitCode !== null, {
+        timeoutMs: 120_000,
+        what: 'the write',
+      })
+      run.child.kill('SIGINT')
+      expect(await run.exited).toBe(0)
+      expect(run.out()).toContain(`SIGINT again: still writing the state to ${file}; pcnode finishes the write first`)
+      expect(run.out()).toMatch(new RegExp(`state written to ${file} \\([\\d.]+ MiB, [\\d.]+ s\\)`))
+      // The write finished: the whole state is there.
+      const written = JSON.parse(readFileSync(file, 'utf8'))
+      expect(Object.keys(written.accounts).length).toBeGreaterThanOrEqual(accounts)
+      expect(BigInt(written.blockNumber)).toBeGreaterThanOrEqual(head)
+    } finally {
+      run.child.kill('SIGKILL')
     }
   })
 })

@@ -1,49 +1,81 @@
-// `pcnode start`: boot the node, print the banner, log transactions and blocks, stop on signals.
-import type { ChalkInstance } from 'chalk'
+// `pcnode start`: its flags (one per NodeOptions field, checked here), then booting the node with
+// progress for the slow steps (start-progress.ts), the banner and activity log (start-banner.ts),
+// and stopping on signals (start-stop.ts).
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import type { StartedNode } from '../index.js'
 import { DEFAULTS, genesisChainId, type NodeOptions } from '../node/options.js'
 import { getProfile } from '../node/profile.js'
 import { installCrashPolicy } from './crash-policy.js'
-import { accessLines, collectHost, collectOrigin } from './start-access.js'
+import { collectHost, collectOrigin } from './start-access.js'
 import { type AppFlags, AppStartError, parseAppPort, parseVerifyMode, type RunningApp, startAppForNode } from './start-app.js'
-import { formatEther, parseAmount, parseBigInt, parseDuration, parseFraction, parseInteger, parseMilliseconds } from './units.js'
+import { describeState, Progress, type StateSummary, summarizeStateFile } from './start-progress.js'
+import { stopOnSignals } from './start-stop.js'
+import { parseAmount, parseBigInt, parseDuration, parseFraction, parseInteger, parseMilliseconds } from './units.js'
 
-interface StartFlags extends AppFlags {
-  port: number
-  host: string
-  chainId: number
-  accounts: number
-  balance: bigint
-  mnemonic: string
-  blockTime: number
-  preconfInterval: number
-  mining: boolean
-  gasLimit: bigint
-  baseFee: bigint
-  hardfork: string
-  state?: string
-  stateInterval: number
-  stateHistory: number
-  dataDir?: string
-  silent?: boolean
-  json?: boolean
-  profile: string
-  genesis?: string
-  import?: string
-  l1BaseFee: bigint
-  l1BlobBaseFee: bigint
-  l1FeeScalars: [bigint, bigint]
-  forkUrl: string[]
-  forkBlockNumber?: bigint
-  forkChainId?: number
-  forkCache: boolean
-  remoteReset: boolean
-  preconfDropRate: number
-  preconfSeed: number
-  preconfJitter: number
-  preconfRequeue?: boolean
-  preconfDropNotify?: boolean
+/** NodeOptions fields whose flag has the same name (camelCased): passed on as they are. */
+const AS_OPTIONS = [
+  'port',
+  'host',
+  'chainId',
+  'accounts',
+  'balance',
+  'mnemonic',
+  'blockTime',
+  'preconfInterval',
+  'mining',
+  'gasLimit',
+  'baseFee',
+  'hardfork',
+  'stateInterval',
+  'stateHistory',
+  'profile',
+  'l1BaseFee',
+  'l1BlobBaseFee',
+  'preconfDropRate',
+  'preconfSeed',
+  'preconfJitter',
+] as const
+/** The same, but without a default: commander leaves them undefined unless given. */
+const AS_OPTIONS_UNSET = ['dataDir', 'preconfRequeue', 'preconfDropNotify'] as const
+
+/** The flags: NodeOptions' own fields, those named otherwise on the command line, and the app's. */
+export type StartFlags = Required<Pick<NodeOptions, (typeof AS_OPTIONS)[number]>> &
+  Pick<NodeOptions, (typeof AS_OPTIONS_UNSET)[number]> &
+  AppFlags & {
+    state?: string
+    genesis?: string
+    import?: string
+    l1FeeScalars: [bigint, bigint]
+    forkUrl: string[]
+    forkBlockNumber?: bigint
+    forkChainId?: number
+    forkCache: boolean
+    /** --no-remote-reset: allowRemoteReset. */
+    remoteReset: boolean
+    silent?: boolean
+    json?: boolean
+  }
+
+/** The node's options from the flags (the library's names for the renamed ones). */
+function nodeOptions(flags: StartFlags, quiet: boolean): NodeOptions {
+  const same = Object.fromEntries([...AS_OPTIONS, ...AS_OPTIONS_UNSET].map((name) => [name, flags[name]]))
+  return {
+    ...same,
+    stateFile: flags.state,
+    genesisFile: flags.genesis,
+    importFile: flags.import,
+    l1BaseFeeScalar: flags.l1FeeScalars[0],
+    l1BlobBaseFeeScalar: flags.l1FeeScalars[1],
+    fork:
+      flags.forkUrl.length > 0
+        ? { url: flags.forkUrl, blockNumber: flags.forkBlockNumber, chainId: flags.forkChainId, cache: flags.forkCache }
+        : undefined,
+    allowOrigins: flags.allowOrigin,
+    allowHosts: flags.allowHost,
+    allowRemoteReset: flags.remoteReset,
+    silent: quiet, // the library stays silent by default; the CLI shows hints and console.log
+    logger: (line) => console.error(line),
+  }
 }
 
 /**
@@ -73,8 +105,14 @@ export function registerStart(program: Command): void {
     .option('-p, --port <port>', 'JSON-RPC port (HTTP and WebSocket); 0 picks a free one', parseInteger('port'), DEFAULTS.port)
     .option('--host <host>', 'address to listen on', DEFAULTS.host)
     // Who may call the node besides loopback pages and names (start-access.ts, docs/security.md).
-    .option('--allow-origin <origin>', 'let web pages of this origin call the node (repeatable; * = any page)', collectOrigin, [])
-    .option('--allow-host <name>', 'answer requests for this Host name too (repeatable; * = any)', collectHost, [])
+    .addOption(
+      listOption(
+        '--allow-origin <origin>',
+        'let web pages of this origin call the node (repeatable; * = any page)',
+        collectOrigin,
+      ),
+    )
+    .addOption(listOption('--allow-host <name>', 'answer requests for this Host name too (repeatable; * = any)', collectHost))
     .option('--chain-id <id>', 'chain id', parseInteger('chain id', 1), DEFAULTS.chainId)
     .option('-a, --accounts <n>', 'number of funded dev accounts', parseInteger('accounts'), DEFAULTS.accounts)
     .addOption(
@@ -111,7 +149,7 @@ export function registerStart(program: Command): void {
         '1gwei',
       ),
     )
-    .option('--hardfork <name>', 'hardfork (prague, osaka)', DEFAULTS.hardfork)
+    .option('--hardfork <name>', `hardfork: ${HARDFORKS.join(' or ')}`, parseHardfork, DEFAULTS.hardfork)
     .option(
       '--state <file>',
       'load state from this file at start if it exists; write it on exit and every --state-interval blocks',
@@ -155,11 +193,12 @@ export function registerStart(program: Command): void {
         ),
     )
     // Fork mode (README "Fork a live chain"): the node starts from a live chain's block, reading its state lazily.
-    .option(
-      '--fork-url <url>',
-      'fork the chain at this JSON-RPC URL (repeat it: the URLs share the load and take over from one that fails)',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
+    .addOption(
+      listOption(
+        '--fork-url <url>',
+        'fork the chain at this JSON-RPC URL (repeat it: the URLs share the load and take over from one that fails)',
+        (value, previous) => [...previous, value],
+      ),
     )
     .option(
       '--fork-block-number <n>',
@@ -198,10 +237,39 @@ export function registerStart(program: Command): void {
     .option('--import <file>', 'with --genesis: import these concatenated RLP blocks at start; the last is the head')
     .option('--silent', 'print nothing but errors')
     .option('--json', 'print one JSON line with the node details once ready (for scripts)')
+    // Flags that make no sense exit 2, as anvil's (clap's) do.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+    .addHelpText('after', '\nExit codes: 0 stopped by a signal, 1 the start failed, 2 bad flags, 98 the port is in use.')
     .action(async (flags: StartFlags, command: Command) => {
       const fromFork = applyProfileDefaults(flags, command)
+      const conflict = conflictingFlags(flags, fromFork)
+      if (conflict) command.error(`error: ${conflict}`, { exitCode: 2, code: 'pcnode.conflict' })
       await runStart(flags, fromFork)
     })
+}
+
+/**
+ * The hardforks a dev chain runs: Base's Isthmus and Jovian are Prague-based, and Osaka is next.
+ * (Earlier forks only come from a --genesis file's schedule.)
+ */
+const HARDFORKS = ['prague', 'osaka']
+
+function parseHardfork(value: string): string {
+  const name = value.toLowerCase()
+  if (!HARDFORKS.includes(name)) {
+    throw new InvalidArgumentError(`pcnode runs ${HARDFORKS.join(' or ')} (Base's Isthmus and Jovian are Prague-based)`)
+  }
+  return name
+}
+
+/** Flags each valid alone that make no sense together. */
+function conflictingFlags(flags: StartFlags, fromFork: Array<keyof StartFlags>): string | undefined {
+  // On a fork a block time left unset is the upstream's profile's: known once connected.
+  const blockTimeKnown = !fromFork.includes('blockTime')
+  if (flags.mining && blockTimeKnown && flags.blockTime > 0 && flags.preconfInterval > flags.blockTime) {
+    return `--preconf-interval ${flags.preconfInterval} ms is longer than --block-time ${flags.blockTime} ms: flashblocks come within a block (pick at most ${flags.blockTime}ms, or a longer --block-time)`
+  }
+  return undefined
 }
 
 /** --fork-block-number: an integer, negative meaning the upstream's latest minus that many. */
@@ -212,99 +280,43 @@ function parseForkBlock(value: string): bigint {
 }
 
 async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = []): Promise<void> {
-  const quiet = flags.silent || flags.json
+  const quiet = Boolean(flags.silent || flags.json)
   // chalk and ora load only when there is something to show: boot time is measured with --silent.
   // The spinner only draws on a terminal; piped (CI logs), its lines print plainly, without ora (~35 ms).
-  const spinner =
-    quiet || !process.stdout.isTTY
-      ? undefined
-      : (await import('ora')).default({ text: 'Starting pcnode…', stream: process.stdout }).start()
-  const options: NodeOptions = {
-    port: flags.port,
-    host: flags.host,
-    chainId: flags.chainId,
-    accounts: flags.accounts,
-    balance: flags.balance,
-    mnemonic: flags.mnemonic,
-    blockTime: flags.blockTime,
-    preconfInterval: flags.preconfInterval,
-    mining: flags.mining,
-    gasLimit: flags.gasLimit,
-    baseFee: flags.baseFee,
-    hardfork: flags.hardfork,
-    stateFile: flags.state,
-    stateInterval: flags.stateInterval,
-    stateHistory: flags.stateHistory,
-    dataDir: flags.dataDir,
-    profile: flags.profile,
-    genesisFile: flags.genesis,
-    importFile: flags.import,
-    l1BaseFee: flags.l1BaseFee,
-    l1BlobBaseFee: flags.l1BlobBaseFee,
-    l1BaseFeeScalar: flags.l1FeeScalars[0],
-    l1BlobBaseFeeScalar: flags.l1FeeScalars[1],
-    fork:
-      flags.forkUrl.length > 0
-        ? {
-            url: flags.forkUrl,
-            blockNumber: flags.forkBlockNumber,
-            chainId: flags.forkChainId,
-            cache: flags.forkCache,
-          }
-        : undefined,
-    preconfDropRate: flags.preconfDropRate,
-    preconfSeed: flags.preconfSeed,
-    preconfJitter: flags.preconfJitter,
-    preconfRequeue: flags.preconfRequeue ?? false,
-    preconfDropNotify: flags.preconfDropNotify ?? false,
-    allowOrigins: flags.allowOrigin,
-    allowHosts: flags.allowHost,
-    allowRemoteReset: flags.remoteReset,
-    silent: Boolean(quiet), // the library stays silent by default; the CLI shows hints and console.log
-    logger: (line) => console.error(line),
-  }
+  const ora = quiet || !process.stdout.isTTY ? undefined : (await import('ora')).default
+  const progress = new Progress(ora?.({ text: 'Starting pcnode…', stream: process.stdout }).start(), quiet)
+  const options = nodeOptions(flags, quiet)
   // On a fork these come from the upstream (chain id, profile) and its block (gas limit, base fee).
   for (const name of fromFork) delete (options as Record<string, unknown>)[name]
+  const loadedState = await announceSlowSteps(progress, flags)
   let started: StartedNode
   try {
     const { startNode } = await import('../index.js')
     started = await startNode(options)
   } catch (error) {
-    failStart(spinner, error, (error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+    failStart(progress, error, (error as NodeJS.ErrnoException).code === 'EADDRINUSE')
   }
+  const fork = started.node.fork
+  if (fork) progress.done(`Forked ${fork.upstream.names[0]} at block ${fork.number} (${fork.point.hash})`)
+  if (loadedState) progress.done(`Loaded state from ${loadedState.file} (${describeState(loadedState)}) in ${progress.elapsed()}`)
   let app: RunningApp | undefined
   try {
     app = await startAppForNode(flags, started, (line) => console.error(line))
   } catch (error) {
     await started.stop().catch(() => {})
-    failStart(spinner, error, error instanceof AppStartError && error.code === 'EADDRINUSE')
+    failStart(progress, error, error instanceof AppStartError && error.code === 'EADDRINUSE')
   }
   // Before anything is printed: a script that stops the node as soon as it reads the banner (or the
   // --json line) must find the handler there, or the signal's default kills it mid-write.
-  const stop = async (signal: string) => {
-    if (!quiet) console.log(`\n${signal} received, stopping…`)
-    try {
-      await app?.stop()
-      await started.stop() // writes the state file (--state / --data-dir) and the fork's cache
-    } catch (error) {
-      console.error(`pcnode: ${(error as Error).message}`)
-      process.exit(1)
-    }
-    const fork = started.node.fork
-    if (fork && !flags.silent) console.log(forkStatsLine(fork))
-    process.exit(0)
-  }
-  process.once('SIGINT', () => void stop('SIGINT'))
-  process.once('SIGTERM', () => void stop('SIGTERM'))
+  const spinner = ora && ((text: string) => ora({ text, stream: process.stdout }).start())
+  stopOnSignals({ started, app, quiet, silent: flags.silent === true, spinner })
   // An error nothing caught: logged and served on, or (uncaught exception) the node stops as on a signal, writing --state.
   installCrashPolicy(async () => {
     await app?.stop()
     await started.stop()
   })
-  if (spinner) spinner.succeed(`pcnode listening on ${started.rpcUrl}`)
-  else if (!quiet) console.log(`pcnode listening on ${started.rpcUrl}`)
+  progress.end(true, `pcnode listening on ${started.rpcUrl}`)
   if (flags.json) {
-    const fork = started.node.fork
     console.log(
       JSON.stringify({
         rpcUrl: started.rpcUrl,
@@ -325,10 +337,40 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
       }),
     )
   } else if (!flags.silent) {
-    const chalk = (await import('chalk')).default
-    console.log(banner(chalk, started, flags, await import('../contracts/index.js'), app))
+    const [chalk, predeploys, { banner, followActivity }] = await Promise.all([
+      import('chalk').then((m) => m.default),
+      import('../contracts/index.js'),
+      import('./start-banner.js'),
+    ])
+    const latest = { tag: 'latest' } as const
+    const balances = await Promise.all(
+      started.accounts.map((a) => started.node.getBalance(Buffer.from(a.address.slice(2), 'hex'), latest)),
+    )
+    const profileFromFork = fromFork.includes('profile')
+    console.log(banner(chalk, started, flags, { balances, loadedState, profileFromFork, predeploys, app }))
     followActivity(chalk, started)
   }
+}
+
+/**
+ * Says, before the node starts, what will take a while: connecting to a fork's upstream, loading a
+ * state file (its size and what it holds). Returns the state file's summary when there is one.
+ */
+async function announceSlowSteps(progress: Progress, flags: StartFlags): Promise<StateSummary | undefined> {
+  const [{ stateFilePath }, { redactUrl }] = await Promise.all([
+    import('../node/storage/state-file/format.js'),
+    import('../node/fork/redact.js'),
+  ])
+  const file = stateFilePath({ stateFile: flags.state ?? '', dataDir: flags.dataDir ?? '' })
+  const state = file ? await summarizeStateFile(file) : undefined
+  const steps: string[] = []
+  if (flags.forkUrl.length > 0) {
+    const more = flags.forkUrl.length > 1 ? ` (and ${flags.forkUrl.length - 1} more)` : ''
+    steps.push(`connecting to the fork's upstream ${redactUrl(flags.forkUrl[0])}${more}`)
+  }
+  if (state) steps.push(`loading state from ${state.file} (${describeState(state)})`)
+  if (steps.length > 0) progress.step(`${steps.join(', then ')}…`.replace(/^./, (c) => c.toUpperCase()))
+  return state
 }
 
 /**
@@ -336,168 +378,11 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
  * timer, the engine loading) must not keep the process alive. 98 when the port is taken (as
  * EADDRINUSE is errno 98 on Linux), 1 otherwise.
  */
-function failStart(spinner: { fail(text: string): unknown } | undefined, error: unknown, portInUse: boolean): never {
-  const message = `pcnode failed to start: ${(error as Error).message}`
-  if (spinner) spinner.fail(message)
-  else console.error(message)
+function failStart(progress: Progress, error: unknown, portInUse: boolean): never {
+  progress.end(false, `pcnode failed to start: ${(error as Error).message}`)
   process.exit(portInUse ? 98 : 1)
 }
 
-function banner(
-  chalk: ChalkInstance,
-  started: StartedNode,
-  flags: StartFlags,
-  predeploys: { WALLET_FACTORY_ADDRESS: string; WALLET_IMPLEMENTATION_ADDRESS: string },
-  app?: RunningApp,
-): string {
-  const lines: string[] = []
-  const title = chalk.bold.cyan
-  lines.push('', title('                 pcnode — a pre-confirming local devnet'), '')
-  lines.push(title('Available Accounts'), title('=================='))
-  for (const [i, a] of started.accounts.entries()) lines.push(`(${i}) ${a.address} (${formatEther(flags.balance)} ETH)`)
-  lines.push('', title('Private Keys'), title('=================='))
-  for (const [i, a] of started.accounts.entries()) lines.push(`(${i}) ${a.privateKey}`)
-  lines.push('', title('Wallet'), title('=================='))
-  lines.push(`Mnemonic:          ${flags.mnemonic}`, "Derivation path:   m/44'/60'/0'/0/")
-  const { options } = started.node
-  const fork = started.node.fork
-  if (fork) lines.push(...forkBanner(chalk, fork))
-  lines.push('', title('Chain'), title('=================='))
-  lines.push(`Chain ID:          ${started.chainId}`)
-  lines.push(`Profile:           ${options.profile}`)
-  lines.push(`Hardfork:          ${flags.hardfork}`)
-  if (fork) {
-    const head = started.node.chain.head.header
-    lines.push(`Block gas limit:   ${head.gasLimit} (the fork block's)`)
-    lines.push(`Base fee:          ${head.baseFeePerGas} wei (the fork block's; then the chain's rules)`)
-  } else {
-    lines.push(`Block gas limit:   ${flags.gasLimit}`)
-    lines.push(`Base fee:          ${flags.baseFee} wei`)
-  }
-  if (getProfile(options.profile).opStack && !fork) {
-    // OP-stack blocks (README "Base blocks"): every block opens with the L1-info deposit.
-    lines.push(
-      `L1 fees:           base fee ${flags.l1BaseFee} wei, blob base fee ${flags.l1BlobBaseFee} wei, scalars ${flags.l1FeeScalars.join(',')}`,
-    )
-  }
-  if (flags.mining) {
-    lines.push(`Block time:        ${options.blockTime} ms`)
-    lines.push(
-      `Pre-confirmation:  ${options.preconfInterval === 0 ? 'each transaction as it arrives' : `every ${options.preconfInterval} ms`}`,
-    )
-  } else {
-    lines.push(`Mining:            off (--no-mining)`)
-  }
-  const faults = faultsLine(flags)
-  if (faults) lines.push(`Faults:            ${faults}`)
-  // Genesis predeploys (src/node/predeploys.ts), the same addresses on every chain id (a fork has the upstream's contracts).
-  if (!fork) {
-    lines.push('', title('Predeploys'), title('=================='))
-    lines.push(`Wallet factory:    ${predeploys.WALLET_FACTORY_ADDRESS} (PcnodeWalletFactory)`)
-    lines.push(`Wallet impl.:      ${predeploys.WALLET_IMPLEMENTATION_ADDRESS} (PcnodeSmartWallet)`)
-    lines.push(`P256VERIFY:        0x0000000000000000000000000000000000000100 (precompile)`)
-    if (getProfile(options.profile).opStack) {
-      lines.push(`L1Block:           0x4200000000000000000000000000000000000015`)
-      lines.push(`GasPriceOracle:    0x420000000000000000000000000000000000000F`)
-    }
-  }
-  if (started.node.dev.stateFile) lines.push('', `State file:        ${started.node.dev.stateFile}`)
-  lines.push('', `${chalk.green('RPC')}        ${started.rpcUrl}`, `${chalk.green('WebSocket')}  ${started.wsUrl}`, '')
-  if (app) {
-    // The example typed-data app: the page at /, /typed-data/prepare and /typed-data/verify.
-    const nonces = app.nonceFile ? `, used nonces in ${app.nonceFile}` : ', used nonces in memory'
-    lines.splice(
-      lines.length - 1,
-      0,
-      `${chalk.green('App')}        ${app.url} (typed-data example, verify mode ${app.verifyMode}${nonces})`,
-    )
-  }
-  lines.splice(lines.length - 1, 0, ...accessLines(chalk, options))
-  return lines.join('\n')
-}
-
-/** The Fork section: the upstream (keys redacted), the fork block, where its reads are kept. */
-function forkBanner(chalk: ChalkInstance, fork: NonNullable<StartedNode['node']['fork']>): string[] {
-  const title = chalk.bold.cyan
-  const lines = ['', title('Fork'), title('==================')]
-  for (const name of fork.upstream.names) lines.push(`Upstream:          ${name}`)
-  lines.push(`Fork block:        ${fork.number} (${fork.point.hash})`)
-  lines.push(`Upstream chain ID: ${fork.chainId}`)
-  const { accounts, slots } = fork.cache.loaded
-  lines.push(
-    fork.cache.file
-      ? `Cache:             ${fork.cache.file} (${accounts} accounts, ${slots} slots from earlier runs)`
-      : 'Cache:             off (--no-fork-cache)',
-  )
-  return lines
-}
-
-/** What the fork asked its upstream, printed on exit (and served by pcnode_forkStats). */
-function forkStatsLine(fork: NonNullable<StartedNode['node']['fork']>): string {
-  const s = fork.stats()
-  const methods = Object.entries(s.byMethod)
-    .sort((a, b) => b[1] - a[1])
-    .map(([m, n]) => `${m} ${n}`)
-    .join(', ')
-  return `fork: ${s.upstreamRequests} upstream requests${methods ? ` (${methods})` : ''}, ${s.cacheHits} cache hits, ${(s.bytesRead / 1024).toFixed(1)} KiB read${s.retries ? `, ${s.retries} retries` : ''}${s.failures ? `, ${s.failures} failed` : ''}`
-}
-
-/**
- * One line per accepted transaction and per sealed block. Lines are written once per turn of the
- * event loop, after the replies: a terminal write per transaction would sit on every send's path.
- */
-function followActivity(chalk: ChalkInstance, started: StartedNode): void {
-  const { events } = started.node
-  const short = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
-  let queued: Array<() => string> = []
-  const log = (at: number, line: () => string) => {
-    if (queued.length === 0) setImmediate(flush)
-    queued.push(() => `${chalk.dim(time(at))} ${line()}`)
-  }
-  const flush = () => {
-    const lines = queued
-    queued = []
-    process.stdout.write(`${lines.map((line) => line()).join('\n')}\n`)
-  }
-  events.on('pendingTx', (info) => {
-    log(Date.now(), () => `${chalk.yellow('tx')}    ${short(info.tx.hash)} from ${short(info.tx.from)} nonce ${info.tx.nonce}`)
-  })
-  events.on('block', ({ block }) => {
-    if (block.txs.length === 0) return
-    const h = block.header
-    const hash = block.hash
-    log(
-      Date.now(),
-      () =>
-        `${chalk.green('block')} #${h.number} ${short(hash)} ${block.txs.length} tx, gas ${h.gasUsed}, ${block.flashblocks} flashblocks`,
-    )
-  })
-  events.on('dropped', ({ info, reason }) => {
-    log(Date.now(), () => `${chalk.red('drop')}  ${short(info.tx.hash)}: ${reason}`)
-  })
-  // Each injected pre-confirmation fault, and each change of the settings, on its own line.
-  events.on('fault', ({ message }) => {
-    log(Date.now(), () => `${chalk.magenta('fault')} ${message}`)
-  })
-}
-
-/** The banner's line for the fault flags, when any is set. */
-function faultsLine(flags: StartFlags): string | undefined {
-  const parts: string[] = []
-  if (flags.preconfDropRate > 0) {
-    const fate = flags.preconfRequeue ? 'back to the pool' : 'discarded'
-    parts.push(`drop rate ${flags.preconfDropRate} (seed ${flags.preconfSeed}, ${fate})`)
-  }
-  if (flags.preconfJitter > 0) parts.push(`flashblock jitter ±${flags.preconfJitter} ms`)
-  if (flags.preconfDropNotify) parts.push('drop notifications to subscribers')
-  return parts.length ? parts.join(', ') : undefined
-}
-
-function time(at: number): string {
-  return new Date(at).toISOString().slice(11, 23)
-}
-
-/** commander prints defaults with JSON.stringify, which throws on bigint: give it the text to show. */
 /** `--l1-fee-scalars BASE,BLOB`: two uint32 (decimal or 0x hex). */
 function parseScalars(value: string): [bigint, bigint] {
   const parts = value.split(',').map((p) => p.trim())
@@ -508,6 +393,12 @@ function parseScalars(value: string): [bigint, bigint] {
   return [BigInt(parts[0]), BigInt(parts[1])]
 }
 
+/** A repeatable flag: its values in a list, empty by default (shown as "none", not commander's "[]"). */
+function listOption(flags: string, description: string, add: (value: string, previous: string[]) => string[]): Option {
+  return new Option(flags, description).argParser(add).default([], 'none')
+}
+
+/** commander prints defaults with JSON.stringify, which throws on bigint: give it the text to show. */
 function bigintOption(
   flags: string,
   description: string,
