@@ -5,22 +5,13 @@
 // -380xx codes and Base's defaults (block-time timestamp step, zero stateRoot).
 
 import { receiptOf } from '../../chain/receipt.js'
-import {
-  type BlockEnv,
-  type Engine,
-  type ExecResult,
-  type ExecView,
-  type RollupFees,
-  refusalOf,
-  ZERO_ADDRESS,
-} from '../../engine/index.js'
-import { InvalidParamsError } from '../../errors.js'
+import type { BlockEnv, Engine, ExecResult, ExecView, RollupFees } from '../../engine/index.js'
 import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../../header-fields.js'
 import { BASE_PROFILE, type ChainProfile } from '../../profile.js'
-import type { BlockRecord, CallRequest, HeaderFields, IncludedTx, LogEntry, TxRecord, Withdrawal } from '../../types.js'
-import { applyBlockOverrides, applyStateOverrides, checksummed, describeFailure } from '../call.js'
-import { SimulateError, type SimulateErrorKind } from '../errors.js'
+import type { BlockRecord, CallRequest, HeaderFields, IncludedTx, LogEntry, Withdrawal } from '../../types.js'
+import { applyBlockOverrides, applyStateOverrides, describeFailure } from '../call.js'
 import { checkSimulateInput, type PlannedBlock, planBlocks, SIMULATE_LIMITS, type SimulateInput } from './plan.js'
+import { MAX_NONCE, refusalAsSimulateError, resolveCall } from './resolve.js'
 import { TransferTracer } from './transfers.js'
 
 export interface SimulatedCall {
@@ -58,7 +49,6 @@ export interface SimulateContext {
   nextBaseFee?: (parent: HeaderFields) => bigint
 }
 
-const MAX_NONCE = 2n ** 64n - 1n
 const GWEI = 1_000_000_000n
 
 export async function simulate(ctx: SimulateContext, input: SimulateInput): Promise<SimulatedBlock[]> {
@@ -195,105 +185,15 @@ class Simulation {
   private async call(req: CallRequest, block: BlockInProgress, firstLogIndex: number): Promise<SimulatedCall> {
     const { engine, view } = this.ctx
     const { header, env, record } = block
-    const from = req.from ?? ZERO_ADDRESS
-    const account = await view.account(from)
-    const stateNonce = account?.nonce ?? 0n
-    const nonce = req.nonce ?? stateNonce
-
-    // Gas: the block's remainder unless given, then capped by the request's budget and EIP-7825.
-    const remaining = header.gasLimit - header.gasUsed
-    let gas = req.gas ?? remaining
-    if (gas > remaining) {
-      throw new SimulateError('blockGasLimitReached', `block gas limit reached: remaining: ${remaining}, required: ${gas}`)
-    }
-    const budgetCapped = gas > this.budget
-    if (budgetCapped) gas = this.budget
-    const uncapped = gas
-    const cap = engine.txGasCap()
-    if (cap !== undefined && gas > cap) gas = cap
-    // geth's message shape for invalid transactions, which abort the whole request.
-    const invalid = (kind: SimulateErrorKind, message: string) => new SimulateError(kind, `err: ${message} (supplied gas ${gas})`)
-    const sender = () => checksummed(Buffer.from(from).toString('hex'))
-    const budgetSpent = () =>
-      new SimulateError('clientLimit', `client adjustable limit reached: gas budget of ${SIMULATE_LIMITS.gas} exhausted`)
-
-    if (this.validation) {
-      if (stateNonce < nonce)
-        throw invalid('nonceTooHigh', `nonce too high: address ${sender()}, tx: ${nonce} state: ${stateNonce}`)
-      if (stateNonce > nonce)
-        throw invalid('nonceTooLow', `nonce too low: address ${sender()}, tx: ${nonce} state: ${stateNonce}`)
-      if (stateNonce >= MAX_NONCE) throw invalid('internal', `nonce has max value: address ${sender()}, nonce: ${stateNonce}`)
-    }
-
-    // Without validation a call may name no blob fee; ethereumjs still wants one >= the blob price.
-    const blobPrice = req.blobVersionedHashes ? env.blobGasPrice() : 0n
-    const blobFeeCap = req.maxFeePerBlobGas ?? 0n
-    const txReq =
-      !this.validation && req.blobVersionedHashes && blobFeeCap < blobPrice ? { ...req, maxFeePerBlobGas: blobPrice } : req
-    let tx: TxRecord
-    try {
-      // geth runs (and hashes) simulated calls without the EIP-7825 cap, and with nonce 2^64-1
-      // as given (without validation); ethereumjs checks both only when building a transaction.
-      tx = engine.callRecord(txReq, gas, nonce >= MAX_NONCE ? MAX_NONCE - 1n : nonce, {
-        gasLimit: uncapped > gas ? uncapped : undefined,
-        nonce: nonce >= MAX_NONCE ? nonce : undefined,
-      })
-      if (uncapped > gas) gas = uncapped
-    } catch (error) {
-      if (refusalOf(error)?.kind === 'initcode') {
-        throw invalid('initcodeTooLarge', `max initcode size exceeded: code size ${req.data?.length ?? 0}`)
-      }
-      if (error instanceof InvalidParamsError) throw error
-      throw new InvalidParamsError(`invalid call: ${(error as Error).message.split(' (')[0]}`)
-    }
-
-    // Fees: geth skips these checks only for a call that pays nothing when validation is off.
-    const feeCap = tx.maxFeePerGas ?? tx.gasPrice ?? 0n
-    const tip = tx.maxPriorityFeePerGas ?? tx.gasPrice ?? 0n
-    const paysNothing = feeCap === 0n && tip === 0n
-    if (this.validation || !paysNothing) {
-      if (tip > feeCap) {
-        throw invalid(
-          'invalidParams',
-          `max priority fee per gas higher than max fee per gas: address ${sender()}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
-        )
-      }
-      if (feeCap < header.baseFeePerGas) {
-        throw invalid(
-          'feeCapTooLow',
-          `max fee per gas less than block base fee: address ${sender()}, maxFeePerGas: ${feeCap}, baseFee: ${header.baseFeePerGas}`,
-        )
-      }
-    }
-    const blobCount = tx.type === 3 ? BigInt(tx.blobVersionedHashes?.length ?? 0) : 0n
-    if (blobCount > 0n) {
-      const blobBaseFee = this.shownBlobBaseFee ?? blobPrice
-      if ((this.validation || blobFeeCap > 0n) && blobFeeCap < blobBaseFee) {
-        throw invalid(
-          'feeCapTooLow',
-          `max fee per blob gas less than block blob gas fee: address ${sender()}, blobGasFeeCap: ${blobFeeCap}, blobBaseFee: ${blobBaseFee}`,
-        )
-      }
-    }
-    // Balance: checked with or without validation, as geth does (gas at the fee cap, plus value).
-    const blobGas = blobCount * engine.blobGasPerBlob()
-    const want = gas * feeCap + tx.value + blobGas * blobFeeCap
-    const have = account?.balance ?? 0n
-    if (have < want)
-      throw invalid(
-        'insufficientFunds',
-        `insufficient funds for gas * price + value: address ${sender()} have ${have} want ${want}`,
-      )
-    const intrinsic = engine.intrinsicGas(tx)
-    if (gas < intrinsic) {
-      if (budgetCapped) throw budgetSpent()
-      throw invalid('intrinsicGasTooLow', `intrinsic gas too low: have ${gas}, want ${intrinsic}`)
-    }
-    const floor = engine.floorDataGas(tx)
-    if (gas < floor) {
-      if (budgetCapped) throw budgetSpent()
-      throw invalid('intrinsicGasTooLow', `insufficient gas for floor data gas cost: have ${gas}, want ${floor}`)
-    }
+    const { tx, from, nonce, blobPrice, paysNothing, intrinsic, invalid } = await resolveCall(req, {
+      engine,
+      view,
+      validation: this.validation,
+      header,
+      env,
+      budget: this.budget,
+      shownBlobBaseFee: this.shownBlobBaseFee,
+    })
 
     // A call that pays nothing under an overridden base fee runs on a zero-base-fee copy of the
     // block (ethereumjs can't skip its fee check as geth's NoBaseFee does); BASEFEE still shows it.
@@ -378,26 +278,5 @@ class Simulation {
       record.txs.map((t) => t.tx),
       withdrawals,
     )
-  }
-}
-
-/** ethereumjs' runTx refusals, should one slip past the checks above, as the spec's codes. */
-function refusalAsSimulateError(error: unknown, invalid: (kind: SimulateErrorKind, message: string) => SimulateError): Error {
-  const refusal = refusalOf(error)
-  const detail =
-    refusal?.detail ?? (error instanceof Error ? error.message : String(error)).split(' -> ')[0].split(' (block number')[0]
-  switch (refusal?.kind) {
-    case 'funds':
-      return invalid('insufficientFunds', `insufficient funds for gas * price + value: ${detail}`)
-    case 'feeCap':
-      return invalid('feeCapTooLow', detail)
-    case 'intrinsicGas':
-      return invalid('intrinsicGasTooLow', `intrinsic gas too low: ${detail}`)
-    case 'initcode':
-      return invalid('initcodeTooLarge', 'max initcode size exceeded')
-    case 'nonce':
-      return invalid('nonceTooLow', detail)
-    default:
-      return invalid('internal', detail)
   }
 }
