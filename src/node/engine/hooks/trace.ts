@@ -1,6 +1,7 @@
 // geth's tracing hooks (core/tracing/hooks.go: OnEnter, OnExit, OnOpcode, OnLog) on ethereumjs'
-// EVM, in pcnode's plain terms, for one trace execution: attached by ExecView.run when a trace asks,
-// detached after, so untraced execution costs nothing. What ethereumjs gives and geth differs from,
+// EVM, in pcnode's plain terms, the one instrumentation API (as reth's Inspector): attached by
+// ExecView for one traced execution or a simulation's transfer tracer (observe), detached after, so
+// unwatched execution costs nothing. What ethereumjs gives and geth differs from,
 // reconciled here so every tracer sees geth's stream:
 // - frame types: ethereumjs' Message has no CALLCODE/STATICCALL/CREATE2 flag (a CALL inside a
 //   STATICCALL is static too), so the CALL-family and CREATE opcode handlers name the next frame;
@@ -37,6 +38,11 @@ export interface TraceFrame {
   gas: bigint
   /** undefined for STATICCALL (geth passes nil). DELEGATECALL carries its parent's value. */
   value: bigint | undefined
+  /**
+   * A call or create that failed before it started (depth limit, insufficient balance): geth
+   * enters and fails it at once; ethereumjs never ran it, so it moved nothing and ran no code.
+   */
+  failedToStart?: true
 }
 
 /** A frame's end as geth's OnExit reports it. */
@@ -108,11 +114,18 @@ const STACK_LIMIT = 1024
 
 const creates = (type: FrameType) => type === 'CREATE' || type === 'CREATE2'
 
+/** Hooks attached to an EVM. */
+export interface TraceAttachment {
+  detach(): void
+  /** An error a hook (or its promise) failed with (execution cannot be stopped from there), for the caller to throw. */
+  failure(): unknown
+}
+
 /**
- * Attaches `hooks` to `vm` for one execution. `detach` undoes it; `failure` is an error a hook's
- * promise rejected with (execution cannot be stopped from there), for the caller to throw.
+ * Attaches `hooks` to `vm` until `detach`: for one execution (a trace) or several (a simulation's
+ * transfer tracer); frames open and close within each execution.
  */
-export function attachTrace(vm: VM, hooks: TraceHooks): { detach(): void; failure(): unknown } {
+export function attachTrace(vm: VM, hooks: TraceHooks): TraceAttachment {
   const events = vm.evm.events
   if (!events) throw new Error('trace: the EVM has no event emitter')
   const trace = new Trace(vm, hooks)
@@ -393,7 +406,7 @@ function failedFrame(runState: RunState, type: FrameType, args: bigint[], parent
       type === 'CREATE2'
         ? generateAddress2(self, setLengthLeft(bigIntToBytes(args[3]), 32), input)
         : generateAddress(self, bigIntToBytes(runState.interpreter._env.contract.nonce))
-    return { type, depth: parent.frame.depth + 1, from: self, to, input, gas, value: args[0] }
+    return { type, depth: parent.frame.depth + 1, from: self, to, input, gas, value: args[0], failedToStart: true }
   }
   const value = type === 'CALL' || type === 'CALLCODE' ? args[2] : undefined
   const [inOffset, inLength] = value === undefined ? [args[2], args[3]] : [args[3], args[4]]
@@ -406,5 +419,6 @@ function failedFrame(runState: RunState, type: FrameType, args: bigint[], parent
     input: memory(inOffset, inLength),
     gas: gas + stipend,
     value: type === 'DELEGATECALL' ? parent.frame.value : value,
+    failedToStart: true,
   }
 }
