@@ -132,8 +132,8 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
   }
 
   // hooks/call-sender.ts: a call from an account with code runs (the EIP-3607 check skipped) and
-  // sees the sender's real code; hooks/opcode-wrappers.ts logWrappers: a LOG0 reaches the observer with the
-  // interpreter's private `_result.logs`. Run once on the empty live state, then reverted.
+  // sees the sender's real code; hooks/opcode-wrappers.ts logWrappers: a LOG0 reaches a trace's log
+  // hook with the interpreter's private `_result.logs`. Run once on the empty live state, then reverted.
   await functionalCheck(engine)
 }
 
@@ -249,7 +249,7 @@ async function functionalCheck(engine: CheckedEngine): Promise<void> {
     const env = engine.blockEnv(emptyHeader({ number: 1n, gasLimit: 30_000_000n }))
     const result = await live.call({ from: sender, to: sender, gasPrice: 0n }, 100_000n, 0n, env, {
       skipBalance: true,
-      observer: { log: () => logged++ },
+      trace: { log: () => logged++ },
     })
     check(result.error === undefined, 'hooks/call-sender.ts', `a call from a contract account to run (got ${result.error})`)
     check(

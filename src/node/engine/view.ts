@@ -11,10 +11,9 @@ import type { AccessListEntry, CallRequest, LogEntry, TxRecord } from '../types.
 import type { BlockEnv } from './header.js'
 import { runTxIgnoringSenderCode } from './hooks/call-sender.js'
 import { watchConsole } from './hooks/console.js'
-import { type ExecutionObserver, observe } from './hooks/observer.js'
 import { type BlockOpcodeOverrides, overrideBlockOpcodes } from './hooks/opcode-wrappers.js'
 import { installPrecompiles, precompileMap, withMovedPrecompiles } from './hooks/precompiles.js'
-import { attachTrace, type TraceHooks } from './hooks/trace.js'
+import { attachTrace, type TraceAttachment, type TraceHooks } from './hooks/trace.js'
 import { runDeposit } from './opstack/deposit.js'
 import { type RollupCharge, type RollupFees, unsignedBytes, withRollupFees } from './opstack/rollup.js'
 import { encodeReceipt as encodeNodeReceipt } from './receipts.js'
@@ -206,7 +205,6 @@ export interface ExecuteOptions {
   receipt?: boolean
   /** Report the accounts and slots touched (eth_createAccessList). */
   accessList?: boolean
-  observer?: ExecutionObserver
   /** An OP-stack block's fees besides gas (opstack/rollup.ts); none on Ethereum. */
   rollup?: RollupFees
   /** geth's tracing hooks for this execution only (debug_trace*: tracing/). */
@@ -219,6 +217,8 @@ const AS_CALL: ExecuteOptions = { asCall: true }
 
 /** A state with an EVM over it: transactions run here. */
 export class ExecView extends StateView {
+  /** Hooks attached by observe(): an execution after one of them failed throws its error. */
+  private readonly observers = new Set<TraceAttachment>()
   /** @internal */
   constructor(
     readonly vm: VM,
@@ -246,7 +246,6 @@ export class ExecView extends StateView {
 
   /** An OP-stack deposit (opstack/deposit.ts): never refused; a refusal is a failed receipt. */
   private async deposit(tx: TxRecord, env: BlockEnv, opts: ExecuteOptions): Promise<ExecResult> {
-    const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
     const tracing = opts.trace ? attachTrace(this.vm, opts.trace) : undefined
     const sink = opts.console ? this.consoleSink() : undefined
     const unwatch = sink ? watchConsole(this.vm, sink) : undefined
@@ -264,9 +263,8 @@ export class ExecView extends StateView {
     } finally {
       tracing?.detach()
       unwatch?.()
-      detach?.()
     }
-    if (tracing?.failure() !== undefined) throw tracing.failure()
+    this.throwHookFailure(tracing)
     const { depositNonce } = outcome
     const result: ExecResult =
       'result' in outcome
@@ -378,9 +376,18 @@ export class ExecView extends StateView {
     return installPrecompiles(this.vm, next)
   }
 
-  /** Watches every execution on this view until the returned function detaches it. */
-  observe(observer: ExecutionObserver): () => void {
-    return observe(this.vm, observer)
+  /** Attaches `hooks` to every execution on this view (a simulation's transfer tracer); returns the detach. */
+  observe(hooks: TraceHooks): () => void {
+    const attached = attachTrace(this.vm, hooks)
+    this.observers.add(attached)
+    return () => {
+      this.observers.delete(attached)
+      attached.detach()
+    }
+  }
+
+  private throwHookFailure(tracing: TraceAttachment | undefined): void {
+    for (const attached of [tracing, ...this.observers]) if (attached?.failure() !== undefined) throw attached.failure()
   }
 
   /** Changes BASEFEE, BLOBBASEFEE and BLOCKHASH for a simulation; returns the undo. */
@@ -405,7 +412,6 @@ export class ExecView extends StateView {
       skipHardForkValidation: true,
       reportAccessList: opts.accessList,
     }
-    const detach = opts.observer ? observe(this.vm, opts.observer) : undefined
     const runOnce = () =>
       opts.asCall ? withMovedPrecompiles(this.vm, () => runTxIgnoringSenderCode(this.vm, runOpts)) : runTx(this.vm, runOpts)
     // An error that is not the EVM's (a fork's upstream failing mid-call) leaves the checkpoints of
@@ -434,9 +440,8 @@ export class ExecView extends StateView {
     } finally {
       tracing?.detach()
       unwatch?.()
-      detach?.()
     }
-    if (tracing?.failure() !== undefined) throw tracing.failure()
+    this.throwHookFailure(tracing)
     const out = execResultOf(result, receiptType)
     if (charge) out.rollup = charge
     return out

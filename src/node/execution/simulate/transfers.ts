@@ -1,6 +1,6 @@
 // eth_simulateV1 traceTransfers: every ETH movement as an ERC-20 Transfer log from the ERC-7528
 // native-asset address, in execution order with the real logs (geth's logtracer).
-import type { ExecutionObserver, FrameEnd, FrameStart } from '../../engine/index.js'
+import type { FrameType, TraceFrame, TraceFrameEnd, TraceHooks } from '../../engine/index.js'
 import type { LogEntry } from '../../types.js'
 
 const TRANSFER_ADDRESS = Uint8Array.from(Buffer.from('eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', 'hex'))
@@ -22,14 +22,21 @@ function transferLog(from: Uint8Array, to: Uint8Array, value: bigint): LogEntry 
   return { address: TRANSFER_ADDRESS, topics: [TRANSFER_TOPIC, word(from), word(to)], data: quantityWord(value) }
 }
 
-type Frame = { logs: LogEntry[]; create?: LogEntry }
+type Frame = { logs: LogEntry[] }
 
 /**
- * One frame per EVM message, opened on enter and closed on exit. A value-carrying frame starts
- * with its Transfer log; LOG opcodes append to the running frame, so real and synthetic logs keep
- * execution order. A failed frame's logs are dropped, a successful one's move to its parent.
+ * The frames that move value between accounts: DELEGATECALL carries its parent's value and moves
+ * none, CALLCODE sends it to the caller itself, STATICCALL has none.
  */
-export class TransferTracer implements ExecutionObserver {
+const MOVES_VALUE = new Set<FrameType>(['CALL', 'CREATE', 'CREATE2', 'SELFDESTRUCT'])
+
+/**
+ * One frame per frame geth enters, opened on enter and closed on exit. A value-carrying frame
+ * starts with its Transfer log (a SELFDESTRUCT is a frame of its own, so its payout lands where it
+ * runs); LOG opcodes append to the running frame, so real and synthetic logs keep execution order.
+ * A failed frame's logs are dropped, a successful one's move to its parent.
+ */
+export class TransferTracer implements TraceHooks {
   private frames: Frame[] = []
   private done: LogEntry[] = []
   /** Logs captured since the last reset, dropped ones included: geth's log index counts them all. */
@@ -57,23 +64,20 @@ export class TransferTracer implements ExecutionObserver {
     this.captured++
   }
 
-  enter(msg: FrameStart): void {
+  enter(trace: TraceFrame): void {
     const frame: Frame = { logs: [] }
     this.frames.push(frame)
-    // DELEGATECALL and CALLCODE move no value between accounts (CALLCODE: `to` is the caller itself).
-    const callCode = msg.to !== undefined && msg.codeAddress !== undefined && Buffer.compare(msg.codeAddress, msg.to) !== 0
-    if (msg.value > 0n && !msg.delegatecall && !callCode) {
-      const log = transferLog(msg.caller, msg.to ?? new Uint8Array(20), msg.value)
-      this.push(frame, log)
-      if (msg.to === undefined) frame.create = log
-    }
+    // A frame that failed before it started moved nothing and ran no code: it logs no transfer and
+    // takes no log index (it fails, so the frame itself is dropped on exit).
+    if (trace.failedToStart || !MOVES_VALUE.has(trace.type) || !trace.value) return
+    // For a creation `to` is the address it deploys to.
+    this.push(frame, transferLog(trace.from, trace.to, trace.value))
   }
 
-  exit(result: FrameEnd): void {
+  exit(end: TraceFrameEnd): void {
     const frame = this.frames.pop()
     if (!frame) return
-    if (frame.create && result.createdAddress) frame.create.topics[2] = word(result.createdAddress)
-    if (result.error !== undefined) return
+    if (end.error !== undefined) return
     const parent = this.frames.at(-1)
     if (parent) parent.logs.push(...frame.logs)
     else this.done = frame.logs
@@ -81,9 +85,5 @@ export class TransferTracer implements ExecutionObserver {
 
   log(entry: LogEntry): void {
     this.push(this.frames.at(-1), entry)
-  }
-
-  selfDestruct(from: Uint8Array, to: Uint8Array, value: bigint): void {
-    if (value > 0n) this.push(this.frames.at(-1), transferLog(from, to, value))
   }
 }
