@@ -1,7 +1,11 @@
 // The example app's page in a real browser: Playwright (playwright-core) driving Debian's Chromium against a
-// real node and app on 127.0.0.1. (a) The EOA flow without an injected wallet (the node's dev accounts sign
-// through eth_requestAccounts / eth_signTypedData_v4); (b) the passkey path with a CDP virtual WebAuthn
-// authenticator, for an undeployed smart wallet (ERC-6492). Screenshots go to test-artifacts/.
+// real node and app. (a) The EOA flow without an injected wallet (the node's dev accounts sign through
+// eth_requestAccounts / eth_signTypedData_v4): the prepared message's fields come before the raw JSON, and
+// each verify answer is named as the app's nonce state table names it, with what to do next; (b) the page
+// on 127.0.0.1, where the passkey button explains that WebAuthn needs a domain and links to localhost; (c) a
+// 375 px phone screen without horizontal scrolling; (d) the passkey path with a CDP virtual WebAuthn
+// authenticator, for an undeployed smart wallet (ERC-6492). Every test checks that the page logged no error
+// and sent no request beyond this machine. Screenshots go to test-artifacts/.
 // Without /usr/bin/chromium (.ci/run installs it with apt) or playwright-core the suite is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
 import { existsSync, mkdirSync } from 'node:fs'
@@ -27,6 +31,7 @@ const LAUNCH_ARGS = [
   '--no-first-run',
   '--disable-quic',
 ]
+const PHONE = { width: 375, height: 812 }
 
 function unavailable(): string | undefined {
   if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (apt-get install chromium; .ci/run does it)`
@@ -47,13 +52,15 @@ describe.skipIf(skipReason !== undefined)(
     const node = useTestNode({ preconfInterval: 50 })
     let app: StartedAppServer
     let browser: Browser
-    let pageUrl: string
+    let localhostUrl: string
+    let ipUrl: string
 
     beforeAll(async () => {
       mkdirSync(ARTIFACTS, { recursive: true })
       app = await startAppServer({ rpcUrl: node.rpcUrl, port: 0, host: '127.0.0.1' })
       // WebAuthn wants a secure context and a domain as RP ID: http://localhost is both (127.0.0.1 is no RP ID).
-      pageUrl = `http://localhost:${app.port}/`
+      localhostUrl = `http://localhost:${app.port}/`
+      ipUrl = `http://127.0.0.1:${app.port}/`
       const { chromium } = await import('playwright-core')
       browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: 90_000 })
     }, 120_000)
@@ -63,19 +70,29 @@ describe.skipIf(skipReason !== undefined)(
       await app?.stop()
     })
 
-    /** A fresh context and page that records console errors and page errors, for failure messages. */
-    async function openPage(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-      const context = await browser.newContext({ viewport: { width: 900, height: 1100 } })
+    interface Opened {
+      context: BrowserContext
+      page: Page
+      /** Console errors and page errors. */
+      problems: string[]
+      /** Every URL the page's context requested. */
+      requests: string[]
+    }
+
+    /** A fresh context and page that records console errors, page errors and every request. */
+    async function openPage(url = localhostUrl, viewport = { width: 900, height: 1100 }): Promise<Opened> {
+      const context = await browser.newContext({ viewport })
+      const requests: string[] = []
+      context.on('request', (r) => requests.push(r.url()))
       const page = await context.newPage()
       const problems: string[] = []
       page.on('console', (m) => {
-        // The browser asks for /favicon.ico, which the app does not serve.
-        if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) problems.push(`console: ${m.text()}`)
+        if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`)
       })
       page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-      await page.goto(pageUrl)
+      await page.goto(url)
       await waitForText(page, '#network', /^chain 31337 · node http:\/\/127\.0\.0\.1:\d+ · verify mode full$/, problems)
-      return { context, page, problems }
+      return { context, page, problems, requests }
     }
 
     /** Waits until the element's text matches; on timeout, fails with what it shows and what the page logged. */
@@ -96,49 +113,198 @@ describe.skipIf(skipReason !== undefined)(
       return (await page.textContent(selector)) ?? ''
     }
 
-    it('EOA without an injected wallet: connect → prepare → sign → verify shows 200, a replay 400', async () => {
-      const { context, page, problems } = await openPage()
-      try {
-        expect(await page.textContent('#wallet-kind')).toBe("No injected wallet: using the node's dev accounts")
-        await page.click('#connect')
-        await waitForText(page, '#result', /^Connected 10 account\(s\)$/, problems)
-        const signer = await page.inputValue('#account')
-        expect(signer).toBe(node.accounts[0].address)
+    /** Nothing left this machine: every request went to the app or the node, on 127.0.0.1 or localhost. */
+    function expectOnlyLocalRequests(requests: string[]) {
+      expect(requests.length).toBeGreaterThan(0)
+      const away = requests.filter((url) => {
+        const { protocol, hostname } = new URL(url)
+        return protocol === 'data:' ? false : !['127.0.0.1', 'localhost'].includes(hostname)
+      })
+      expect(away).toEqual([])
+    }
 
-        await page.fill('#action', 'write')
-        await page.fill('#resource', '/browser/eoa')
-        await page.click('#prepare')
-        await waitForText(page, '#result', /^Prepared: nonce \d+$/, problems)
-        const payload = JSON.parse((await page.textContent('#payload')) ?? '{}')
+    /** The page is no wider than the viewport: no horizontal scrolling. */
+    async function expectNoHorizontalScroll(page: Page, width: number) {
+      const scrollWidth = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)
+      expect(scrollWidth).toBeLessThanOrEqual(width)
+    }
+
+    /** The outcome box's parts, once it shows an answer with this status. */
+    async function outcome(page: Page, status: number, problems: string[]) {
+      await waitForText(page, '#outcome-status', new RegExp(`^${status}$`), problems)
+      const text = async (id: string) => (await page.textContent(`#outcome-${id}`)) ?? ''
+      return {
+        title: await text('title'),
+        answer: await text('answer'),
+        explain: await text('explain'),
+        nonce: await text('nonce'),
+        next: await text('next'),
+        className: await page.getAttribute('#outcome', 'class'),
+      }
+    }
+
+    /** Connect the dev accounts and prepare a payload for the selected one; returns the payload shown. */
+    async function connectAndPrepare(page: Page, problems: string[], action: string, resource: string) {
+      await page.click('#connect')
+      await waitForText(page, '#account-status', /^Connected 10 account\(s\)\. The selected one signs\.$/, problems)
+      await page.fill('#action', action)
+      await page.fill('#resource', resource)
+      await page.click('#prepare')
+      await waitForText(page, '#prepare-status', /^Prepared for 0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}: nonce \d+$/, problems)
+      return JSON.parse((await page.textContent('#payload')) ?? '{}')
+    }
+
+    /** Sets the outcome status aside so the next wait sees the new answer, then presses Verify. */
+    async function verify(page: Page) {
+      await page.evaluate(() => {
+        ;(globalThis as any).document.getElementById('outcome-status').textContent = ''
+      })
+      await page.click('#verify')
+    }
+
+    it('EOA: the message fields come first; verify names the outcome, then "nonce already used", then another signer', async () => {
+      const { context, page, problems, requests } = await openPage()
+      try {
+        expect(await page.textContent('#wallet-kind')).toMatch(/^No injected wallet: the page uses the node’s dev accounts/)
+        const payload = await connectAndPrepare(page, problems, 'write', '/browser/eoa')
+        const signer = node.accounts[0].address
+        expect(await page.inputValue('#account')).toBe(signer)
         expect(payload.message).toMatchObject({ user: signer, action: 'write', resource: '/browser/eoa' })
 
+        // The fields, readable, before the raw JSON, which starts collapsed.
+        const field = async (name: string) => (await page.textContent(`#field-${name} .value`)) ?? ''
+        expect(await field('user')).toBe(signer)
+        expect(await field('action')).toBe('write')
+        expect(await field('resource')).toBe('/browser/eoa')
+        expect(await field('nonce')).toBe(payload.message.nonce)
+        expect(await field('expiry')).toMatch(new RegExp(`\\(in (59|60) min; Unix ${payload.message.expiry}\\)$`))
+        expect(await field('domain')).toBe(
+          'pcnode Example App v1 · chain 31337 · contract 0x00000000000000000000000000000000000A11cE',
+        )
+        expect(await page.isVisible('#payload')).toBe(false)
+        const expiryBox = await page.locator('#field-expiry').boundingBox()
+        const rawBox = await page.locator('#prepared details').boundingBox()
+        expect(expiryBox!.y).toBeLessThan(rawBox!.y)
+        // On screen without scrolling (900×1100): the part a user cares about is above the fold.
+        expect(expiryBox!.y + expiryBox!.height).toBeLessThan(1100)
+        await page.click('#prepared summary')
+        expect(await page.isVisible('#payload')).toBe(true)
+
         await page.click('#sign')
-        await waitForText(page, '#result', /^Signed by 0x/, problems)
+        await waitForText(page, '#sign-status', new RegExp(`^Signed by ${signer}$`), problems)
         expect(await page.textContent('#signature')).toMatch(/^0x[0-9a-f]{130}$/)
 
-        await page.click('#verify')
-        const text = await waitForText(page, '#result', /^\d{3} /, problems)
+        await verify(page)
+        const valid = await outcome(page, 200, problems)
         await page.screenshot({ path: join(ARTIFACTS, 'browser-eoa.png'), fullPage: true })
-        expect(text).toBe('200 Typed data verified successfully · action write on /browser/eoa')
-        expect(await page.getAttribute('#result', 'class')).toBe('ok')
+        expect(valid).toEqual({
+          title: 'Valid',
+          answer: '200 Typed data verified successfully · action write on /browser/eoa',
+          explain: `The signature is ${signer}’s over exactly this payload, and the payload has not expired. The app marked its nonce used: a signed payload is accepted once.`,
+          nonce: 'Nonce: unused → used',
+          next: 'Next: Press Verify again: the same signed payload is now refused as a replay. Or prepare a new one.',
+          className: 'outcome ok',
+        })
 
         // The same signed payload again: the nonce is used.
-        await page.evaluate(() => {
-          ;(globalThis as any).document.getElementById('result').textContent = ''
-        })
-        await page.click('#verify')
-        expect(await waitForText(page, '#result', /^\d{3} /, problems)).toBe('400 Nonce already used')
-        expect(await page.getAttribute('#result', 'class')).toBe('bad')
+        await verify(page)
+        const replay = await outcome(page, 400, problems)
         await page.screenshot({ path: join(ARTIFACTS, 'browser-eoa-replay.png'), fullPage: true })
-        // The replay's 400 is logged by the browser as a failed resource load; nothing else went wrong.
-        expect(problems.filter((p) => !p.includes('status of 400 (Bad Request)'))).toEqual([])
+        expect(replay).toEqual({
+          title: 'Nonce already used',
+          answer: '400 Nonce already used',
+          explain: `This payload’s nonce was already accepted for ${signer}: each signed payload is accepted once, so a copy of it (a replay) is refused and nothing changes.`,
+          nonce: 'Nonce: used (unchanged)',
+          next: 'Next: Prepare a new payload (it gets a fresh nonce), sign it, and verify that.',
+          className: 'outcome warn',
+        })
+
+        // Account 1 signs account 0's payload: a valid signature, by the wrong user.
+        const other = node.accounts[1].address
+        await page.selectOption('#account', other)
+        await page.click('#sign')
+        await waitForText(page, '#sign-status', /: not the payload’s user \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\)\. Verify/, problems)
+        await verify(page)
+        const wrongSigner = await outcome(page, 401, problems)
+        expect(wrongSigner.title).toBe('Invalid signature: another signer')
+        expect(wrongSigner.answer).toBe(`401 Invalid signature: signed by ${other}, but the payload is for ${signer}`)
+        expect(wrongSigner.explain).toBe(
+          `The signature really is ${other}’s, but the payload was prepared for ${signer}: an authorization counts only from the user it names.`,
+        )
+        expect(wrongSigner.next).toBe(
+          `Next: Choose ${signer} as the signer and sign again, or prepare a new payload for ${other}.`,
+        )
+        expect(wrongSigner.className).toBe('outcome bad')
+        expect(await page.locator('#history li').allTextContents()).toEqual([
+          expect.stringMatching(/ · 401 Invalid signature: another signer · nonce …\d{6} · signer 0x7099…79C8$/),
+          expect.stringMatching(/ · 400 Nonce already used · nonce …\d{6} · signer 0xf39F…2266$/),
+          expect.stringMatching(/ · 200 Valid · nonce …\d{6} · signer 0xf39F…2266$/),
+        ])
+
+        // Chromium logs each non-2xx response as a failed resource load; those are the 400 and the 401 above.
+        // Nothing else was logged: no script error, no favicon miss.
+        const verifyUrl = `${localhostUrl}typed-data/verify`
+        expect(problems).toEqual([
+          `console: Failed to load resource: the server responded with a status of 400 (Bad Request) (${verifyUrl})`,
+          `console: Failed to load resource: the server responded with a status of 401 (Unauthorized) (${verifyUrl})`,
+        ])
+        expectOnlyLocalRequests(requests)
+        expect(requests).toContain(verifyUrl)
+      } finally {
+        await context.close()
+      }
+    }, 120_000)
+
+    it('on 127.0.0.1 the passkey button says WebAuthn needs a domain and links to the page on localhost', async () => {
+      const { context, page, problems, requests } = await openPage(ipUrl, PHONE)
+      try {
+        expect(await page.isDisabled('#passkey')).toBe(true)
+        expect(await page.isVisible('#passkey-note')).toBe(true)
+        expect(await page.textContent('#passkey-note')).toBe(
+          'Passkeys need a domain name: WebAuthn does not accept an IP address such as 127.0.0.1 as the site a passkey ' +
+            'belongs to (the browser says "This is an invalid domain."). Open this page on localhost instead: ' +
+            localhostUrl,
+        )
+        expect(await page.getAttribute('#localhost-link', 'href')).toBe(localhostUrl)
+        await page.locator('#passkey-note').scrollIntoViewIfNeeded()
+        await page.screenshot({ path: join(ARTIFACTS, 'browser-passkey-on-127.png'), fullPage: true })
+        await expectNoHorizontalScroll(page, PHONE.width)
+
+        // The link leads to the same page on localhost, where the passkey path is open.
+        await page.click('#localhost-link')
+        await page.waitForURL(localhostUrl)
+        await waitForText(page, '#network', /^chain 31337 /, problems)
+        expect(await page.isDisabled('#passkey')).toBe(false)
+        expect(await page.isVisible('#passkey-note')).toBe(false)
+        expect(problems).toEqual([])
+        expectOnlyLocalRequests(requests)
+      } finally {
+        await context.close()
+      }
+    }, 120_000)
+
+    it('at 375 px (a phone) the whole flow fits the width: no horizontal scrolling', async () => {
+      const { context, page, problems, requests } = await openPage(localhostUrl, PHONE)
+      try {
+        await expectNoHorizontalScroll(page, PHONE.width)
+        await connectAndPrepare(page, problems, 'read', '/reports/2026/a-rather-long-resource-name-that-must-wrap')
+        await page.click('#prepared summary')
+        await expectNoHorizontalScroll(page, PHONE.width)
+        await page.click('#sign')
+        await waitForText(page, '#sign-status', /^Signed by 0x/, problems)
+        await verify(page)
+        expect((await outcome(page, 200, problems)).title).toBe('Valid')
+        await page.screenshot({ path: join(ARTIFACTS, 'browser-phone.png'), fullPage: true })
+        await expectNoHorizontalScroll(page, PHONE.width)
+        expect(problems).toEqual([])
+        expectOnlyLocalRequests(requests)
       } finally {
         await context.close()
       }
     }, 120_000)
 
     it('passkey smart wallet (virtual WebAuthn authenticator): the undeployed wallet verifies with 200', async () => {
-      const { context, page, problems } = await openPage()
+      const { context, page, problems, requests } = await openPage()
       try {
         const cdp = await context.newCDPSession(page)
         await cdp.send('WebAuthn.enable')
@@ -152,15 +318,17 @@ describe.skipIf(skipReason !== undefined)(
           },
         })
 
-        await page.click('#connect')
-        await waitForText(page, '#result', /^Connected /, problems)
+        // No "Connect wallet" first: the passkey path does not use the connected account.
+        expect(await page.isVisible('#passkey-note')).toBe(false)
         await page.fill('#action', 'sign-in')
         await page.fill('#resource', '/browser/passkey')
         await page.click('#passkey')
-        const text = await waitForText(page, '#result', /^(\d{3} |Passkey flow failed)/, problems)
+        const done = await waitForText(page, '#passkey-status', /^(Signed by the passkey|Passkey flow failed)/, problems)
+        expect(done).toMatch(/^Signed by the passkey for wallet 0x[0-9a-fA-F]{40} \(an ERC-6492-wrapped signature/)
+        const valid = await outcome(page, 200, problems)
         await page.screenshot({ path: join(ARTIFACTS, 'browser-passkey.png'), fullPage: true })
-        expect(text).toBe('200 Typed data verified successfully · action sign-in on /browser/passkey')
-        expect(await page.getAttribute('#result', 'class')).toBe('ok')
+        expect(valid.title).toBe('Valid')
+        expect(valid.answer).toBe('200 Typed data verified successfully · action sign-in on /browser/passkey')
 
         // The authenticator made one credential and used it once (create, then get).
         const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
@@ -172,9 +340,12 @@ describe.skipIf(skipReason !== undefined)(
         const payload = JSON.parse((await page.textContent('#payload')) ?? '{}')
         const wallet = payload.message.user as `0x${string}`
         expect(wallet).not.toBe(node.accounts[0].address)
+        expect(await page.textContent('#field-user .value')).toBe(wallet)
+        expect(valid.explain).toContain(`The signature is ${wallet}’s over exactly this payload`)
         expect(await node.publicClient.getCode({ address: wallet })).toBeUndefined()
         expect(await page.textContent('#signature')).toMatch(/6492649264926492649264926492649264926492649264926492649264926492$/)
         expect(problems).toEqual([])
+        expectOnlyLocalRequests(requests)
       } finally {
         await context.close()
       }
