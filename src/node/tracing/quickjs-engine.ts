@@ -9,15 +9,21 @@ import variant from '@jitl/quickjs-singlefile-mjs-release-sync'
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core'
 
 const MIB = 1024 * 1024
-/** A tracer's heap (QuickJS's malloc limit): far above what a collecting tracer such as an
- * ERC-4337 bundler's needs, far below the host's V8 heap, so filling it fails the tracer only. */
-export const TRACER_MEMORY_LIMIT = 256 * MIB
+/** A tracer's heap (QuickJS's malloc limit). Far above what a collecting tracer such as an
+ * ERC-4337 bundler's needs (kilobytes to a few megabytes), far below the host's V8 heap, so filling
+ * it fails that tracer only. Kept at 128 MiB because the engine's C built-ins (sort, split, join,
+ * JSON on a whole heap of data) run without the interrupt check: the heap bounds how long one of
+ * them can hold the thread (a sort over the whole heap: seconds, where 512 MiB would be half a minute). */
+export const TRACER_MEMORY_LIMIT = 128 * MIB
 /** QuickJS's stack limit for a tracer (~680 nested JS calls). QuickJS measures its own stack in
  * the WebAssembly memory, while each nested call also takes ~4 times as much of V8's native
- * stack, which the host shares: kept small so that recursion ends as a QuickJS RangeError. */
+ * stack, which the host shares: kept small so that JS recursion ends as QuickJS's own error.
+ * (Recursion inside its C code, the parser or JSON on deep nesting, can still reach V8's limit
+ * first: js-sandbox.ts then discards the instance.) */
 export const TRACER_STACK_LIMIT = 128 * 1024
-/** The WebAssembly memory's ceiling: the heap limit plus the engine's own stack and data. */
-const WASM_MEMORY_MAX = 512 * MIB
+/** The WebAssembly memory's ceiling: the heap limit, room for the allocator's slack, the engine's
+ * own stack (5 MiB) and data. */
+const WASM_MEMORY_MAX = 2 * TRACER_MEMORY_LIMIT
 /** An instance whose memory grew past this is replaced after the tracer, to give it back. */
 const WASM_MEMORY_KEEP = 64 * MIB
 const PAGE = 64 * 1024
