@@ -3,8 +3,9 @@
 // eth_requestAccounts / eth_signTypedData_v4): the prepared message's fields come before the raw JSON, and
 // each verify answer is named as the app's nonce state table names it, with what to do next; (b) the page
 // on 127.0.0.1, where the passkey button explains that WebAuthn needs a domain and links to localhost; (c) a
-// 375 px phone screen without horizontal scrolling; (d) the passkey path with a CDP virtual WebAuthn
-// authenticator, for an undeployed smart wallet (ERC-6492). Every test checks that the page logged no error
+// 375 px phone screen without horizontal scrolling; (d) the answers a page cannot cause (an expired payload,
+// a missing field: requests rewritten in flight) and verify mode simple; (e) the passkey path with a CDP virtual
+// WebAuthn authenticator, for an undeployed smart wallet (ERC-6492). Every test checks that the page logged no error
 // and sent no request beyond this machine. Screenshots go to test-artifacts/.
 // Without /usr/bin/chromium (.ci/run installs it with apt) or playwright-core the suite is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
@@ -80,7 +81,7 @@ describe.skipIf(skipReason !== undefined)(
     }
 
     /** A fresh context and page that records console errors, page errors and every request. */
-    async function openPage(url = localhostUrl, viewport = { width: 900, height: 1100 }): Promise<Opened> {
+    async function openPage(url = localhostUrl, viewport = { width: 900, height: 1100 }, mode = 'full'): Promise<Opened> {
       const context = await browser.newContext({ viewport })
       const requests: string[] = []
       context.on('request', (r) => requests.push(r.url()))
@@ -91,7 +92,12 @@ describe.skipIf(skipReason !== undefined)(
       })
       page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
       await page.goto(url)
-      await waitForText(page, '#network', /^chain 31337 · node http:\/\/127\.0\.0\.1:\d+ · verify mode full$/, problems)
+      await waitForText(
+        page,
+        '#network',
+        new RegExp(`^chain 31337 · node http://127\\.0\\.0\\.1:\\d+ · verify mode ${mode}$`),
+        problems,
+      )
       return { context, page, problems, requests }
     }
 
@@ -300,6 +306,90 @@ describe.skipIf(skipReason !== undefined)(
         expectOnlyLocalRequests(requests)
       } finally {
         await context.close()
+      }
+    }, 120_000)
+
+    it('answers the page cannot cause (rewritten in flight): expired → 400 Expired, no address → 400 Missing or invalid field', async () => {
+      const { context, page, problems, requests } = await openPage()
+      try {
+        const payload = await connectAndPrepare(page, problems, 'read', '/browser/rewritten')
+        await page.click('#sign')
+        await waitForText(page, '#sign-status', /^Signed by 0x/, problems)
+        // Each verify request is changed on its way to the app, as a stale or broken client would send it.
+        let rewrite: (body: any) => void = () => {}
+        await page.route('**/typed-data/verify', (route) => {
+          const body = JSON.parse(route.request().postData() ?? '{}')
+          rewrite(body)
+          return route.continue({ postData: JSON.stringify(body) })
+        })
+
+        const past = Math.floor(Date.now() / 1000) - 120
+        rewrite = (body) => {
+          body.typedData.message.expiry = past
+        }
+        await verify(page)
+        const expired = await outcome(page, 400, problems)
+        expect(expired.title).toBe('Expired')
+        expect(expired.answer).toBe('400 Signature expired')
+        // The page explains with the expiry it prepared (the request's was rewritten).
+        expect(expired.explain).toMatch(
+          new RegExp(
+            `^The payload’s expiry, .* \\(in (59|60) min; Unix ${payload.message.expiry}\\), has passed: a prepared payload is valid for one hour\\.`,
+          ),
+        )
+        expect(expired.nonce).toBe('Nonce: unused (unchanged)')
+        expect(expired.next).toBe('Next: Prepare a new payload and sign it.')
+
+        rewrite = (body) => {
+          delete body.address
+        }
+        await verify(page)
+        const missing = await outcome(page, 400, problems)
+        expect(missing).toMatchObject({
+          title: 'Missing or invalid field',
+          answer: '400 Missing or invalid field: address',
+          explain: 'The request was refused before any check: address.',
+          nonce: 'Nonce: unchanged (nothing was verified)',
+          className: 'outcome warn',
+        })
+
+        // The nonce was never used: the request as signed still verifies.
+        rewrite = () => {}
+        await verify(page)
+        expect((await outcome(page, 200, problems)).title).toBe('Valid')
+        expect(problems).toHaveLength(2)
+        for (const problem of problems) expect(problem).toMatch(/status of 400 \(Bad Request\) \(.*\/typed-data\/verify\)$/)
+        expectOnlyLocalRequests(requests)
+      } finally {
+        await context.close()
+      }
+    }, 120_000)
+
+    it('verify mode simple: the page says nonces are not tracked, and a second verify is valid again', async () => {
+      const simple = await startAppServer({ rpcUrl: node.rpcUrl, port: 0, host: '127.0.0.1', verifyMode: 'simple' })
+      const { context, page, problems, requests } = await openPage(`http://localhost:${simple.port}/`, undefined, 'simple')
+      try {
+        expect(await page.textContent('#verify-checks')).toBe(
+          'Verify mode simple: the app checks the signature, then the expiry; it keeps no nonces.',
+        )
+        await connectAndPrepare(page, problems, 'read', '/browser/simple')
+        await page.click('#sign')
+        await waitForText(page, '#sign-status', /^Signed by 0x/, problems)
+        for (let i = 0; i < 2; i++) {
+          await verify(page)
+          expect(await outcome(page, 200, problems)).toMatchObject({
+            title: 'Valid',
+            answer: '200 Signature verified successfully · action read on /browser/simple',
+            nonce: 'Nonce: not tracked (verify mode simple)',
+            next: 'Next: Start pcnode with --verify-mode full to see replay protection.',
+          })
+        }
+        expect(await page.locator('#history li').count()).toBe(2)
+        expect(problems).toEqual([])
+        expectOnlyLocalRequests(requests)
+      } finally {
+        await context.close()
+        await simple.stop()
       }
     }, 120_000)
 
