@@ -8,7 +8,6 @@ import type { Admission } from './admission/admission.js'
 import { assemble } from './assemble.js'
 import type { Chain } from './chain/chain.js'
 import type { NodeContext } from './context.js'
-import { fill } from './dev/blocks.js'
 import type { DevControl } from './dev/control.js'
 import type { AccountProof, Engine, ExecView } from './engine/index.js'
 import type { NodeEvents } from './events.js'
@@ -267,7 +266,7 @@ export class DevNode {
 
   /** Test helper and `--no-mining` control: run a flashblock and seal, now. */
   async mine(): Promise<BlockRecord> {
-    await this.engine.queue.run(() => fill(this.ctx))
+    await this.engine.queue.run(() => this.ctx.sequencer.flashAllReady({ deposits: false }))
     await this.ctx.sequencer.seal()
     return this.chain.head
   }

@@ -43,15 +43,8 @@ export async function reopen(ctx: BlockParts, timestamp?: bigint, drop?: (t: Inc
   const replaying = new Set((pending?.txs ?? []).filter((t) => !drop?.(t)).map((t) => hexKey(t.tx.hash)))
   await producer.rerun({ announce: true, replaying }, async () => {
     await producer.open(timestamp)
-    if (requeued > 0 && sequencer.isRunning) await fill(ctx)
+    if (requeued > 0 && sequencer.isRunning) await sequencer.flashAllReady({ deposits: false })
   })
-}
-
-/** Pre-confirms every ready pool transaction into the pending block. */
-export async function fill(ctx: BlockParts): Promise<void> {
-  while (ctx.pool.size > 0 && (await ctx.sequencer.flashNow())) {
-    // flashNow stops at its deadline; go on until nothing ready is left
-  }
 }
 
 /** A header's timestamp is a uint64; anvil refuses 2^64-1 and above with this text (-32602). */
@@ -92,7 +85,7 @@ export async function mine(ctx: BlockParts, blocks: bigint, interval: bigint, ti
       if (ts === undefined && interval > 0n) ts = chain.pending?.header.timestamp ?? producer.nextHeaderFields().timestamp
       if (ts !== undefined && chain.pending && chain.pending.header.timestamp !== ts) await reopen(ctx, ts)
       else if (!chain.pending) await producer.open(ts)
-      await fill(ctx)
+      await sequencer.flashAllReady({ deposits: false })
       const block = await sequencer.sealPending()
       if (ts !== undefined) clock.rebase(block.header.timestamp)
       ts = interval > 0n ? block.header.timestamp + interval : undefined

@@ -298,6 +298,19 @@ export class Sequencer {
     return result.executed < batch.length
   }
 
+  /**
+   * Inside the queue: flashblocks until nothing ready is left (flashNow stops at its deadline).
+   * With `deposits`, user deposits waiting with nothing pooled get a flashblock too (sealing a
+   * halted block builds it whole here); without, only pooled transactions start one (the dev
+   * controls: evm_mine, re-opening the pending block), and deposits alone wait for the next block's
+   * opening, which runs them first.
+   */
+  async flashAllReady({ deposits }: { deposits: boolean }): Promise<void> {
+    while ((this.pool.size > 0 || (deposits && this.producer.depositsWaiting)) && (await this.flashNow())) {
+      // go on until flashNow reports nothing ready left
+    }
+  }
+
   /** Seals the pending block and opens the next one (while pre-confirming). */
   seal(): Promise<void> {
     return this.engine.queue.run(async () => {
@@ -314,9 +327,7 @@ export class Sequencer {
   async sealPending(): Promise<BlockRecord> {
     if (this.halted && !this.chain.pending) {
       await this.producer.open()
-      while ((this.pool.size > 0 || this.producer.depositsWaiting) && (await this.flashNow())) {
-        // flashNow stops at its deadline; go on until nothing ready is left
-      }
+      await this.flashAllReady({ deposits: true })
     }
     const pending = this.chain.pending
     if (pending) await this.hooks?.beforeSeal(pending)

@@ -5,7 +5,7 @@ import { invalidParams } from '../errors.js'
 import { formatBlock, formatIncludedTx, formatReceipt } from '../format.js'
 import { parseHash, parseQuantity, toQuantity } from '../hex.js'
 import { parseBlockRef } from '../params.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 function parseBool(value: unknown, name: string): boolean {
   if (value === undefined || value === null) return false

@@ -4,7 +4,7 @@ import { parseTraceConfig } from '../../node/tracing/config.js'
 import { expectArgs } from '../dispatch.js'
 import { parseHash, toData } from '../hex.js'
 import { parseBlockOverrides, parseBlockRef, parseCallRequest, parseStateOverrides } from '../params.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 export const debugMethods: MethodGroup = (node) => {
   const traceBlock = async (ref: ReturnType<typeof parseBlockRef>, config: unknown) => {

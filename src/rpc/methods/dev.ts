@@ -7,7 +7,7 @@ import { expectArgs, type Handler, type MethodTable } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
 import { parseAddress, parseData, parseHash, parseQuantity, parseSlot, toData, toQuantity } from '../hex.js'
 import { isObject, parseBoundedQuantity, parseCallRequest } from '../params.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 function parseBool(value: unknown, name: string): boolean {
   if (typeof value !== 'boolean') throw invalidParams(`invalid argument ${name}: expected a boolean`)

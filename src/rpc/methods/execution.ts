@@ -2,7 +2,7 @@
 import { expectArgs } from '../dispatch.js'
 import { toData, toQuantity } from '../hex.js'
 import { parseBlockOverrides, parseBlockRef, parseCallRequest, parseStateOverrides } from '../params.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 export const executionMethods: MethodGroup = (node) => ({
   eth_call: async (params) => {

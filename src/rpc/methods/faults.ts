@@ -8,7 +8,7 @@ import { expectArgs } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
 import { parseHash, parseQuantity, toData, toQuantity } from '../hex.js'
 import { isObject } from '../params.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 /** A uint32 or a duration in ms: a JSON number or a hex quantity, as the other pcnode_* setters take them. */
 function parseNumber(value: unknown, name: string): number {

@@ -3,7 +3,7 @@ import { expectArgs } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
 import { parseQuantity, toQuantity } from '../hex.js'
 import { parseBlockRef } from '../params.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 const MAX_FEE_HISTORY = 1024
 

@@ -2,7 +2,7 @@
 import { expectArgs } from '../dispatch.js'
 import { formatMatchedLog } from '../format.js'
 import { parseLogFilter } from '../params.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 export const logMethods: MethodGroup = (node) => ({
   eth_getLogs: (params) => {

@@ -6,7 +6,7 @@ import type { DevNode } from '../../node/node.js'
 import { expectArgs } from '../dispatch.js'
 import { invalidParams, RpcError } from '../errors.js'
 import { parseAddress, parseData } from '../hex.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 function signer(node: DevNode, value: unknown, name: string): DevAccount {
   const account = node.devAccount(parseAddress(value, name))

@@ -8,7 +8,7 @@ import { invalidParams } from '../errors.js'
 import { formatBlock, formatIncludedTx } from '../format.js'
 import { toData, toFixed, toQuantity } from '../hex.js'
 import { isObject, parseBlockOverrides, parseBlockRef, parseCallRequest, parseStateOverrides } from '../params.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 const PAYLOAD_FIELDS = new Set(['blockStateCalls', 'traceTransfers', 'validation', 'returnFullTransactions'])
 const BLOCK_FIELDS = new Set(['blockOverrides', 'stateOverrides', 'calls'])

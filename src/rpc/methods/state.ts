@@ -3,7 +3,7 @@ import { expectArgs } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
 import { parseAddress, parseSlot, toData, toFixed, toQuantity } from '../hex.js'
 import { parseBlockRef } from '../params.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 export const stateMethods: MethodGroup = (node) => ({
   eth_getBalance: async (params) => {

@@ -4,7 +4,7 @@ import { RpcError, SERVER_ERROR } from '../errors.js'
 import { formatReceipt, formatTx, formatUnsignedTx } from '../format.js'
 import { parseData, parseHash, parseQuantity, toData } from '../hex.js'
 import { isObject, parseCallRequest } from '../params.js'
-import type { MethodGroup } from './context.js'
+import type { MethodGroup } from './group.js'
 
 /** geth's setDefaults check (internal/ethapi/transaction_args.go) of a chainId the request names. */
 function checkChainId(value: unknown, want: bigint): void {
