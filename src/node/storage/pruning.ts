@@ -47,7 +47,7 @@ export class StatePruner {
   /**
    * Set while a queue task seals many blocks (anvil_mine, dev/blocks.ts): a sweep started from the
    * block event would wait for that task's end to run, while the task writes every node of its
-   * blocks (100,000 empty blocks kept 2 million nodes, ~30 KiB a block); sweepInTask runs it there.
+   * blocks (100,000 empty blocks keep 2 million nodes, ~30 KiB a block); sweepInTask runs it there.
    */
   sealingInTask = false
 
@@ -63,7 +63,7 @@ export class StatePruner {
    * accounts and a million slots, so the store may hold up to twice the window meanwhile).
    * A sweep a sealed block started before this task (between two anvil_mine requests) cannot
    * finish before the task does, since it needs the queue: one runs here at once and replaces it
-   * (waiting for it kept every block of the next requests, ~20 nodes each).
+   * (waiting for it would keep every block of the next requests, ~20 nodes each).
    */
   async sweepInTask(): Promise<void> {
     const waiting = this.running
