@@ -123,7 +123,10 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
 }
 
 /** --state-history: old blocks' state is deleted as new blocks are sealed (storage/pruning.ts). */
-function startPruning(ctx: NodeContext, heldStateRoots: () => Uint8Array[]): StatePruner | undefined {
+function startPruning(
+  ctx: Pick<NodeContext, 'engine' | 'chain' | 'events' | 'options' | 'log'>,
+  heldStateRoots: () => Uint8Array[],
+): StatePruner | undefined {
   const { engine, chain, events, options, log } = ctx
   if (options.stateHistory === 0) return undefined
   const pruner = new StatePruner(engine, chain, options.stateHistory, heldStateRoots, log)
