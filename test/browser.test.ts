@@ -136,7 +136,7 @@ describe.skipIf(skipReason !== undefined)(
     }
 
     /** The outcome box's parts, once it shows an answer with this status. */
-    async function outcome(page: Page, status: number, problems: string[]) {
+    async function outcome(page: Page, status: number | '—', problems: string[]) {
       await waitForText(page, '#outcome-status', new RegExp(`^${status}$`), problems)
       const text = async (id: string) => (await page.textContent(`#outcome-${id}`)) ?? ''
       return {
@@ -309,7 +309,7 @@ describe.skipIf(skipReason !== undefined)(
       }
     }, 120_000)
 
-    it('answers the page cannot cause (rewritten in flight): expired → 400 Expired, no address → 400 Missing or invalid field', async () => {
+    it('answers the page cannot cause (rewritten in flight): expired → 400 Expired, no address → 400 Missing or invalid field, no answer', async () => {
       const { context, page, problems, requests } = await openPage()
       try {
         const payload = await connectAndPrepare(page, problems, 'read', '/browser/rewritten')
@@ -353,12 +353,25 @@ describe.skipIf(skipReason !== undefined)(
           className: 'outcome warn',
         })
 
+        // The request never reaches the app.
+        await page.unroute('**/typed-data/verify')
+        await page.route('**/typed-data/verify', (route) => route.abort())
+        await verify(page)
+        expect(await outcome(page, '—', problems)).toMatchObject({
+          title: 'No answer',
+          answer: expect.stringMatching(/^The app did not answer: /),
+          explain: 'The request did not reach the app: is pcnode (and its app) still running?',
+          className: 'outcome bad',
+        })
+
         // The nonce was never used: the request as signed still verifies.
-        rewrite = () => {}
+        await page.unroute('**/typed-data/verify')
         await verify(page)
         expect((await outcome(page, 200, problems)).title).toBe('Valid')
-        expect(problems).toHaveLength(2)
-        for (const problem of problems) expect(problem).toMatch(/status of 400 \(Bad Request\) \(.*\/typed-data\/verify\)$/)
+        expect(problems).toHaveLength(3)
+        for (const problem of problems.slice(0, 2))
+          expect(problem).toMatch(/status of 400 \(Bad Request\) \(.*\/typed-data\/verify\)$/)
+        expect(problems[2]).toMatch(/^console: Failed to load resource: net::ERR_FAILED \(.*\/typed-data\/verify\)$/)
         expectOnlyLocalRequests(requests)
       } finally {
         await context.close()

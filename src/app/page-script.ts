@@ -162,14 +162,16 @@ function showOutcome(status, body) {
     const match = new RegExp(o.pattern).exec(text)
     if (match) { outcome = o; groups = match; break }
   }
-  outcome ??= { title: text || 'Unexpected answer', nonce: 'unknown', explain: 'The app answered ' + status + '.', next: 'See the app’s log on the terminal.' }
+  outcome ??= status === 0
+    ? { title: 'No answer', nonce: 'unknown', explain: 'The request did not reach the app: is pcnode (and its app) still running?', next: 'Start pcnode again, then verify.' }
+    : { title: text || 'Unexpected answer', nonce: 'unknown', explain: 'The app answered ' + status + '.', next: 'See the app’s log on the terminal.' }
   const action = body.valid ? ' · action ' + (body.action ?? body.data?.action) + ' on ' + (body.resource ?? body.data?.resource) : ''
   const box = $('outcome')
   box.hidden = false
   box.className = 'outcome ' + (status === 200 ? 'ok' : status === 400 ? 'warn' : 'bad')
-  $('outcome-status').textContent = String(status)
+  $('outcome-status').textContent = status === 0 ? '—' : String(status)
   $('outcome-title').textContent = outcome.title
-  $('outcome-answer').textContent = status + ' ' + text + action
+  $('outcome-answer').textContent = (status ? status + ' ' : '') + text + action
   $('outcome-explain').textContent = fill(outcome.explain, groups)
   $('outcome-nonce').textContent = 'Nonce: ' + outcome.nonce
   $('outcome-next').textContent = 'Next: ' + fill(outcome.next, groups)
