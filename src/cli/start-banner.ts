@@ -6,9 +6,9 @@
 import type { ChalkInstance } from 'chalk'
 import type { StartedNode } from '../index.js'
 import { getProfile } from '../node/profile.js'
-import type { StartFlags } from './start.js'
 import { accessLines } from './start-access.js'
 import type { RunningApp } from './start-app.js'
+import type { StartFlags } from './start-flags.js'
 import { describeState, type StateSummary } from './start-progress.js'
 import { formatEther } from './units.js'
 

@@ -1,82 +1,27 @@
-// `pcnode start`: its flags (one per NodeOptions field, checked here), then booting the node with
-// progress for the slow steps (start-progress.ts), the banner and activity log (start-banner.ts),
-// and stopping on signals (start-stop.ts).
-import { type Command, InvalidArgumentError, Option } from 'commander'
+// `pcnode start`: its flag table (the flags as options, their parsers and checks: start-flags.ts),
+// then booting the node with progress for the slow steps (start-progress.ts), the banner and
+// activity log (start-banner.ts), and stopping on signals (start-stop.ts).
+import { type Command, Option } from 'commander'
 import type { StartedNode } from '../index.js'
-import { DEFAULTS, genesisChainId, type NodeOptions } from '../node/options.js'
+import { DEFAULTS, genesisChainId } from '../node/options.js'
 import { getProfile } from '../node/profile.js'
 import { installCrashPolicy } from './crash-policy.js'
 import { collectHost, collectOrigin } from './start-access.js'
-import { type AppFlags, AppStartError, parseAppPort, parseVerifyMode, type RunningApp, startAppForNode } from './start-app.js'
+import { AppStartError, parseAppPort, parseVerifyMode, type RunningApp, startAppForNode } from './start-app.js'
+import {
+  bigintOption,
+  conflictingFlags,
+  HARDFORKS,
+  listOption,
+  nodeOptions,
+  parseForkBlock,
+  parseHardfork,
+  parseScalars,
+  type StartFlags,
+} from './start-flags.js'
 import { describeState, Progress, type StateSummary, summarizeStateFile } from './start-progress.js'
 import { stopOnSignals } from './start-stop.js'
 import { parseAmount, parseBigInt, parseDuration, parseFraction, parseInteger, parseMilliseconds } from './units.js'
-
-/** NodeOptions fields whose flag has the same name (camelCased): passed on as they are. */
-const AS_OPTIONS = [
-  'port',
-  'host',
-  'chainId',
-  'accounts',
-  'balance',
-  'mnemonic',
-  'blockTime',
-  'preconfInterval',
-  'mining',
-  'gasLimit',
-  'baseFee',
-  'hardfork',
-  'stateInterval',
-  'stateHistory',
-  'profile',
-  'l1BaseFee',
-  'l1BlobBaseFee',
-  'preconfDropRate',
-  'preconfSeed',
-  'preconfJitter',
-] as const
-/** The same, but without a default: commander leaves them undefined unless given. */
-const AS_OPTIONS_UNSET = ['dataDir', 'preconfRequeue', 'preconfDropNotify'] as const
-
-/** The flags: NodeOptions' own fields, those named otherwise on the command line, and the app's. */
-export type StartFlags = Required<Pick<NodeOptions, (typeof AS_OPTIONS)[number]>> &
-  Pick<NodeOptions, (typeof AS_OPTIONS_UNSET)[number]> &
-  AppFlags & {
-    state?: string
-    genesis?: string
-    import?: string
-    l1FeeScalars: [bigint, bigint]
-    forkUrl: string[]
-    forkBlockNumber?: bigint
-    forkChainId?: number
-    forkCache: boolean
-    /** --no-remote-reset: allowRemoteReset. */
-    remoteReset: boolean
-    silent?: boolean
-    json?: boolean
-  }
-
-/** The node's options from the flags (the library's names for the renamed ones). */
-function nodeOptions(flags: StartFlags, quiet: boolean): NodeOptions {
-  const same = Object.fromEntries([...AS_OPTIONS, ...AS_OPTIONS_UNSET].map((name) => [name, flags[name]]))
-  return {
-    ...same,
-    stateFile: flags.state,
-    genesisFile: flags.genesis,
-    importFile: flags.import,
-    l1BaseFeeScalar: flags.l1FeeScalars[0],
-    l1BlobBaseFeeScalar: flags.l1FeeScalars[1],
-    fork:
-      flags.forkUrl.length > 0
-        ? { url: flags.forkUrl, blockNumber: flags.forkBlockNumber, chainId: flags.forkChainId, cache: flags.forkCache }
-        : undefined,
-    allowOrigins: flags.allowOrigin,
-    allowHosts: flags.allowHost,
-    allowRemoteReset: flags.remoteReset,
-    silent: quiet, // the library stays silent by default; the CLI shows hints and console.log
-    logger: (line) => console.error(line),
-  }
-}
 
 /**
  * Flags left at their default take the profile's value (block times) and the genesis file's chain
@@ -248,37 +193,6 @@ export function registerStart(program: Command): void {
     })
 }
 
-/**
- * The hardforks a dev chain runs: Base's Isthmus and Jovian are Prague-based, and Osaka is next.
- * (Earlier forks only come from a --genesis file's schedule.)
- */
-const HARDFORKS = ['prague', 'osaka']
-
-function parseHardfork(value: string): string {
-  const name = value.toLowerCase()
-  if (!HARDFORKS.includes(name)) {
-    throw new InvalidArgumentError(`pcnode runs ${HARDFORKS.join(' or ')} (Base's Isthmus and Jovian are Prague-based)`)
-  }
-  return name
-}
-
-/** Flags each valid alone that make no sense together. */
-function conflictingFlags(flags: StartFlags, fromFork: Array<keyof StartFlags>): string | undefined {
-  // On a fork a block time left unset is the upstream's profile's: known once connected.
-  const blockTimeKnown = !fromFork.includes('blockTime')
-  if (flags.mining && blockTimeKnown && flags.blockTime > 0 && flags.preconfInterval > flags.blockTime) {
-    return `--preconf-interval ${flags.preconfInterval} ms is longer than --block-time ${flags.blockTime} ms: flashblocks come within a block (pick at most ${flags.blockTime}ms, or a longer --block-time)`
-  }
-  return undefined
-}
-
-/** --fork-block-number: an integer, negative meaning the upstream's latest minus that many. */
-function parseForkBlock(value: string): bigint {
-  if (!/^-?(?:\d+|0x[0-9a-fA-F]+)$/.test(value))
-    throw new InvalidArgumentError(`fork block number must be an integer, got ${value}`)
-  return value.startsWith('-') ? -BigInt(value.slice(1)) : BigInt(value)
-}
-
 async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = []): Promise<void> {
   const quiet = Boolean(flags.silent || flags.json)
   // chalk and ora load only when there is something to show: boot time is measured with --silent.
@@ -381,30 +295,4 @@ async function announceSlowSteps(progress: Progress, flags: StartFlags): Promise
 function failStart(progress: Progress, error: unknown, portInUse: boolean): never {
   progress.end(false, `pcnode failed to start: ${(error as Error).message}`)
   process.exit(portInUse ? 98 : 1)
-}
-
-/** `--l1-fee-scalars BASE,BLOB`: two uint32 (decimal or 0x hex). */
-function parseScalars(value: string): [bigint, bigint] {
-  const parts = value.split(',').map((p) => p.trim())
-  const valid = (p: string) => /^(?:\d+|0x[0-9a-fA-F]+)$/.test(p) && BigInt(p) < 2n ** 32n
-  if (parts.length !== 2 || !parts.every(valid)) {
-    throw new InvalidArgumentError(`expected two uint32 scalars BASE,BLOB (e.g. 2269,1055762), got ${value}`)
-  }
-  return [BigInt(parts[0]), BigInt(parts[1])]
-}
-
-/** A repeatable flag: its values in a list, empty by default (shown as "none", not commander's "[]"). */
-function listOption(flags: string, description: string, add: (value: string, previous: string[]) => string[]): Option {
-  return new Option(flags, description).argParser(add).default([], 'none')
-}
-
-/** commander prints defaults with JSON.stringify, which throws on bigint: give it the text to show. */
-function bigintOption(
-  flags: string,
-  description: string,
-  parse: (value: string) => bigint,
-  value: bigint,
-  shown = String(value),
-): Option {
-  return new Option(flags, description).argParser(parse).default(value, shown)
 }

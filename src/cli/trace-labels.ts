@@ -2,7 +2,7 @@
 // it knows: pcnode's genesis contracts by name (the OP predeploys, the preinstalls such as Multicall3,
 // Permit2, CreateX, the EntryPoints and the Safe singleton factory, the wallet factory), Solidity
 // console.log calls as the line the node prints, and the functions, events and errors of the ABIs at
-// hand (viem's standard ones and pcnode's own contracts). Loaded by trace.ts only when it draws.
+// hand (viem's standard ones and pcnode's own contracts). Loaded only when a trace is drawn.
 import {
   type Abi,
   type AbiEvent,
@@ -25,7 +25,9 @@ import { PREINSTALLS } from '../contracts/preinstalls.js'
 import { PERMIT2_ADDRESS } from '../node/genesis/opstack.js'
 import { DEPOSITOR_ACCOUNT, PREDEPLOYS } from '../node/opstack/params.js'
 import { formatConsoleLog } from '../node/tracing/console-log.js'
-import { CONSOLE_ADDRESS } from './trace.js'
+
+/** Hardhat's console.sol address (the bytes of "console.log"). */
+export const CONSOLE_ADDRESS = '0x000000000000000000636f6e736f6c652e6c6f67'
 
 const hexOf = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
 
