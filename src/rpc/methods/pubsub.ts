@@ -2,6 +2,7 @@
 // filters viem's watch* actions fall back to over HTTP, eth_sendRawTransactionSync (EIP-7966 with
 // Base's limits), eth_sendTransactionSync and pcnode_transactionStatus. All of it waits on node
 // events (subscriptions.ts).
+import { hexKey } from '../../node/bytes.js'
 import type { DevNode } from '../../node/node.js'
 import { expectArgs, type MethodTable, type RpcContext } from '../dispatch.js'
 import { INVALID_PARAMS, invalidParams, METHOD_NOT_FOUND, RpcError, SERVER_ERROR } from '../errors.js'
@@ -56,9 +57,33 @@ function subscriptionOptions(kind: SubscriptionKind, value: unknown): Subscripti
       }
       return { payload: format === 'payload', full: optionalBool(full, '1.full') }
     }
+    case 'transactionReceipts':
+      return { txHashes: receiptHashes(value) }
     default:
       return {}
   }
+}
+
+/** geth's limit on a transactionReceipts filter (eth/filters maxTxHashes). */
+export const MAX_RECEIPT_HASHES = 200
+
+/**
+ * transactionReceipts' `{transactionHashes}` (geth's TransactionReceiptsQuery): omitted, null or
+ * an empty array means every receipt, as in geth; other fields are ignored, as geth's JSON decoding does.
+ */
+function receiptHashes(value: unknown): Set<string> | undefined {
+  if (value === undefined || value === null) return undefined
+  if (!isObject(value)) throw invalidParams('invalid argument 1: expected {"transactionHashes"?: [hash, ...]}')
+  const list = value.transactionHashes
+  if (list === undefined || list === null) return undefined
+  if (!Array.isArray(list)) throw invalidParams('invalid argument 1: transactionHashes: expected an array of hashes')
+  // Decoded first, as geth decodes the parameter before counting.
+  const hashes = list.map((h, i) => hexKey(parseHash(h, `1.transactionHashes[${i}]`)))
+  // geth's errExceedMaxTxHashes, a plain error and so -32000.
+  if (hashes.length > MAX_RECEIPT_HASHES) {
+    throw new RpcError(SERVER_ERROR, 'exceed max number of transaction hashes allowed per transactionReceipts subscription')
+  }
+  return new Set(hashes)
 }
 
 /** The timeout parameter: a JSON number (Rust u64, as Base takes it) or a hex quantity (as viem may send). */

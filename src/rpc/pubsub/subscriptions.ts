@@ -1,4 +1,4 @@
-// eth_subscribe over WebSocket (geth's and reth's pubsub, plus Base's flashblock kinds). Fed by
+// eth_subscribe over WebSocket (geth's and reth's pubsub, transactionReceipts as execution-apis defines it, plus Base's flashblock kinds). Fed by
 // the node's events, never by polling; each notification's JSON is built once per event and shared
 // by every subscriber.
 //
@@ -13,7 +13,7 @@ import type { DevNode } from '../../node/node.js'
 import type { BlockRecord, IncludedTx, LogEntry, LogFilter, PoolTxInfo } from '../../node/types.js'
 import type { RpcConnection } from '../dispatch.js'
 import { formatFlashblockPayload } from '../flashblock-payload.js'
-import { formatBlock, formatHeader, formatLog, formatPoolTx, formatTxWithReceipt } from '../format.js'
+import { formatBlock, formatHeader, formatLog, formatPoolTx, formatReceipt, formatTxWithReceipt } from '../format.js'
 import { toData } from '../hex.js'
 import { EventDemand, type EventName } from './demand.js'
 import { blockLogs, type IndexedLog, logMatcher, newId } from './logs.js'
@@ -25,6 +25,7 @@ export const SUBSCRIPTION_KINDS = [
   'newFlashblocks',
   'newFlashblockTransactions',
   'pendingLogs',
+  'transactionReceipts',
 ] as const
 export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number]
 
@@ -37,6 +38,8 @@ export interface SubscriptionOptions {
   filter?: LogFilter
   /** newFlashblockTransactions with a log filter: full transactions with at least one matching log. */
   txFilter?: LogFilter
+  /** transactionReceipts: only these transactions' receipts (hex keys); none or empty = every receipt. */
+  txHashes?: ReadonlySet<string>
 }
 
 /** Notifications held for a subscription whose id has not reached its client yet. */
@@ -49,6 +52,7 @@ const EVENTS_OF: Record<SubscriptionKind, EventName[]> = {
   newFlashblocks: ['flashblock'],
   newFlashblockTransactions: ['flashblock', 'preconfDropped'],
   pendingLogs: ['flashblock', 'preconfDropped'],
+  transactionReceipts: ['block'],
 }
 
 interface Connection {
@@ -65,6 +69,8 @@ interface Subscription {
   match: (log: LogEntry) => boolean
   /** newFlashblockTransactions with a log filter: whether a transaction has a matching log. */
   txMatch?: (t: IncludedTx) => boolean
+  /** transactionReceipts with a filter: the hashes (hex keys) whose receipts it wants. */
+  txHashes?: ReadonlySet<string>
   /** Notifications held until the eth_subscribe reply has been sent (geth does the same). */
   held?: string[]
 }
@@ -116,6 +122,7 @@ export class WsSubscriptions {
       full: options.full ?? kind === 'newFlashblocks',
       payload: options.payload ?? false,
       match: logMatcher(options.filter),
+      txHashes: options.txHashes?.size ? options.txHashes : undefined,
       held: [],
     }
     if (options.txFilter) {
@@ -174,6 +181,32 @@ export class WsSubscriptions {
     }
     const logSubs = this.byKind.get('logs') as Set<Subscription>
     if (logSubs.size > 0) this.notifyLogs(logSubs, blockLogs(block.txs))
+    const receiptSubs = this.byKind.get('transactionReceipts') as Set<Subscription>
+    if (receiptSubs.size > 0 && block.txs.length > 0) this.notifyReceipts(receiptSubs, block.txs)
+  }
+
+  /**
+   * geth's transactionReceipts (eth/filters filterReceipts): per sealed block, one array of its
+   * receipts in block order (eth_getBlockReceipts' objects), or of the filter's matches; nothing
+   * when none match. Each receipt's JSON is built once for all subscriptions.
+   */
+  private notifyReceipts(subs: Set<Subscription>, txs: IncludedTx[]): void {
+    const json = new Map<IncludedTx, string>()
+    const once = (t: IncludedTx) => {
+      let text = json.get(t)
+      if (text === undefined) json.set(t, (text = JSON.stringify(formatReceipt(t))))
+      return text
+    }
+    let all: string | undefined
+    for (const sub of subs) {
+      const wanted = sub.txHashes
+      if (!wanted) {
+        this.notify(sub, (all ??= `[${txs.map(once).join(',')}]`))
+        continue
+      }
+      const matched = txs.filter((t) => wanted.has(hexKey(t.tx.hash)))
+      if (matched.length > 0) this.notify(sub, `[${matched.map(once).join(',')}]`)
+    }
   }
 
   /** One notification per matching log; each log's JSON is built once for all subscriptions. */
