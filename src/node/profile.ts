@@ -32,6 +32,11 @@ export interface ChainProfile {
    * (-38023, as the spec names it); false lets the last move win, as geth does.
    */
   readonly oneMovePerTarget: boolean
+  /**
+   * eth_getHeaderByNumber/ByHash carry the block's `size`: reth (Base's node) converts the header
+   * with the block's RLP length; geth's RPCMarshalHeader has no size.
+   */
+  readonly headerSize: boolean
 }
 
 const ZERO_ROOT = new Uint8Array(32)
@@ -46,6 +51,7 @@ export const BASE_PROFILE: ChainProfile = {
   simulatedStateRoot: async () => ZERO_ROOT,
   simulateOnCopy: false,
   oneMovePerTarget: true,
+  headerSize: true,
 }
 
 /**
@@ -61,6 +67,7 @@ export const ETHEREUM_PROFILE: ChainProfile = {
   simulatedStateRoot: (real) => real(),
   simulateOnCopy: true,
   oneMovePerTarget: false,
+  headerSize: false,
 }
 
 export const PROFILES: Readonly<Record<ProfileName, ChainProfile>> = { base: BASE_PROFILE, ethereum: ETHEREUM_PROFILE }

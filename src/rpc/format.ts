@@ -202,6 +202,13 @@ export function formatHeader(node: DevNode, block: BlockRecord): Record<string, 
   return header
 }
 
+/** eth_getHeaderByNumber/ByHash: the header object, with the block's size where the profile's client adds it (reth). */
+export function formatHeaderWithSize(node: DevNode, block: BlockRecord): Record<string, unknown> {
+  const header = formatHeader(node, block)
+  if (node.profile.headerSize) header.size = toQuantity(block.size)
+  return header
+}
+
 /** A pre-confirmed transaction with its logs and receipt fields, as Base's newFlashblockTransactions sends it. */
 export function formatTxWithReceipt(t: IncludedTx): Record<string, unknown> {
   const r = formatReceipt(t)

@@ -2,7 +2,7 @@
 import type { BlockRef } from '../../node/types.js'
 import { expectArgs } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
-import { formatBlock, formatIncludedTx, formatReceipt } from '../format.js'
+import { formatBlock, formatHeaderWithSize, formatIncludedTx, formatReceipt } from '../format.js'
 import { parseHash, parseQuantity, toQuantity } from '../hex.js'
 import { parseBlockRef } from '../params.js'
 import type { MethodGroup } from './group.js'
@@ -33,6 +33,17 @@ export const blockMethods: MethodGroup = (node) => {
       expectArgs(params, 1, 2)
       const block = byHash(params[0])
       return block ? formatBlock(node, block, parseBool(params[1], 'fullTransactions')) : null
+    },
+    /** geth's and reth's header methods: the block object without its body; null for an unknown block. */
+    eth_getHeaderByNumber: (params) => {
+      expectArgs(params, 1, 1)
+      const block = byNumber(params[0])
+      return block ? formatHeaderWithSize(node, block) : null
+    },
+    eth_getHeaderByHash: (params) => {
+      expectArgs(params, 1, 1)
+      const block = byHash(params[0])
+      return block ? formatHeaderWithSize(node, block) : null
     },
     eth_getBlockTransactionCountByNumber: (params) => {
       expectArgs(params, 1, 1)

@@ -23,6 +23,8 @@ const CONTENT = {
   eth_getTransactionByBlockNumberAndIndex: 0,
   eth_getTransactionByBlockHashAndIndex: 0,
   eth_getBlockReceipts: 0,
+  eth_getHeaderByNumber: 0,
+  eth_getHeaderByHash: 0,
   eth_getUncleCountByBlockNumber: 0,
   eth_getUncleCountByBlockHash: 0,
   eth_getUncleByBlockNumberAndIndex: 0,
