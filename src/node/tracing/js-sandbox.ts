@@ -39,6 +39,7 @@ export interface StepScalars {
   refund: number
   op: number
   error?: string
+  stackLength: number
 }
 
 /** The tracer threw (or was malformed): `message` is geth's text for it. */
@@ -134,7 +135,7 @@ export class JsSandbox {
   }
 
   step(s: StepScalars, name: 'step' | 'fault' = 'step'): void {
-    this.call(name, [s.pc, s.gas, s.cost, s.depth, s.refund, s.op, s.error])
+    this.call(name, [s.pc, s.gas, s.cost, s.depth, s.refund, s.op, s.error, s.stackLength])
   }
 
   call0(name: 'enter' | 'exit'): void {

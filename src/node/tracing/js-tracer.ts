@@ -41,6 +41,7 @@ const scalars = (step: StepInfo, error: string | undefined): StepScalars => ({
   refund: Number(step.refund),
   op: step.op,
   error,
+  stackLength: step.stack.length,
 })
 
 export class JsTracer implements Tracer {
@@ -210,8 +211,12 @@ export class JsTracer implements Tracer {
     const step = this.cur
     const scope = this.scopes.at(-1)
     switch (what) {
-      case 'stackLength':
-        return step?.stack.length ?? 0
+      case 'stackTop': {
+        const stack = step?.stack ?? []
+        const top: string[] = []
+        for (let i = stack.length - 1; i >= 0 && top.length < 8; i--) top.push(`0x${stack[i].toString(16)}`)
+        return top.join(',')
+      }
       case 'peek': {
         const stack = step?.stack ?? []
         const i = Number(a)
