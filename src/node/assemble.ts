@@ -106,7 +106,15 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
     nextBaseFee: (parent) => producer.nextFees(parent).baseFee,
   })
   const pendingBaseFee = () => (chain.pending?.header ?? producer.nextHeaderFields()).baseFeePerGas
-  const admissionParts = { engine, chain, pool, opStack, hints, impersonating: (a: Uint8Array) => ctx.cheats.impersonating(a) }
+  const admissionParts = {
+    engine,
+    chain,
+    pool,
+    opStack,
+    hints,
+    profile,
+    impersonating: (a: Uint8Array) => ctx.cheats.impersonating(a),
+  }
   const admission = new Admission(admissionParts, accounts, {
     // At "pending", the pooled transactions count too (geth's pending nonce).
     pendingNonce: async (from) => pool.pendingNonce(from, await executor.atBlock({ tag: 'pending' }, (view) => view.nonce(from))),

@@ -18,6 +18,24 @@ export class NodeError extends Error {
 /** A transaction the pool refuses (-32000, geth's txpool texts). */
 export class TxRejectedError extends NodeError {}
 
+/**
+ * EIP-7825: gas over the per-transaction cap, in geth's text (-32000). The profile decides what a
+ * send answers (ChainProfile.txGasCapRefusal); `gas` is undefined when the envelope had none to read.
+ */
+export class TxGasCapError extends TxRejectedError {
+  constructor(
+    readonly cap: bigint,
+    readonly gas: bigint | undefined,
+  ) {
+    super(`transaction gas limit too high (cap: ${cap}, tx: ${gas ?? '?'})`)
+  }
+}
+
+/** reth's TransactionRejected (-32003): the txpool refusals reth's RPC answers with that code. */
+export class TransactionRejectedError extends NodeError {
+  override readonly code: number = -32003
+}
+
 /** A call that failed for a reason other than a revert (out of gas, invalid opcode, funds…). */
 export class ExecutionError extends NodeError {}
 

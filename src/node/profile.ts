@@ -1,5 +1,6 @@
 // Chain profiles: every behaviour in which pcnode's default (Base) and geth's Ethereum
 // differ lives in one of these objects. Code asks the profile; nothing tests the profile's name.
+import { type NodeError, TransactionRejectedError, type TxGasCapError } from './errors.js'
 
 export type ProfileName = 'base' | 'ethereum'
 
@@ -37,6 +38,11 @@ export interface ChainProfile {
    * with the block's RLP length; geth's RPCMarshalHeader has no size.
    */
   readonly headerSize: boolean
+  /**
+   * A send over the EIP-7825 cap: reth's txpool (Base's node) answers GasLimitTooHigh as
+   * TransactionRejected, -32003 "gas limit too high"; geth the error as it is, -32000 with the figures.
+   */
+  txGasCapRefusal(error: TxGasCapError): NodeError
 }
 
 const ZERO_ROOT = new Uint8Array(32)
@@ -52,6 +58,7 @@ export const BASE_PROFILE: ChainProfile = {
   simulateOnCopy: false,
   oneMovePerTarget: true,
   headerSize: true,
+  txGasCapRefusal: () => new TransactionRejectedError('gas limit too high'),
 }
 
 /**
@@ -68,6 +75,7 @@ export const ETHEREUM_PROFILE: ChainProfile = {
   simulateOnCopy: true,
   oneMovePerTarget: false,
   headerSize: false,
+  txGasCapRefusal: (error) => error,
 }
 
 export const PROFILES: Readonly<Record<ProfileName, ChainProfile>> = { base: BASE_PROFILE, ethereum: ETHEREUM_PROFILE }

@@ -6,12 +6,13 @@ import { hexKey } from '../bytes.js'
 import type { Chain } from '../chain/chain.js'
 import type { Engine } from '../engine/index.js'
 import { DEPOSIT_TX_TYPE, ZERO_ADDRESS } from '../engine/index.js'
-import { InvalidParamsError, TxRejectedError } from '../errors.js'
+import { InvalidParamsError, type NodeError, TxGasCapError, TxRejectedError } from '../errors.js'
 import { SUGGESTED_TIP } from '../fees.js'
 import type { PreconfHints } from '../hints.js'
 import type { OpStack } from '../opstack/opstack.js'
 import type { TxPool } from '../pool/pool.js'
 import { NonceTooLowError } from '../pool/pool.js'
+import type { ChainProfile } from '../profile.js'
 import type { CallRequest, HeaderFields, PoolTxInfo, TxRecord } from '../types.js'
 import { SenderLocks } from './sender-locks.js'
 
@@ -35,6 +36,8 @@ export interface AdmissionParts {
   hints: PreconfHints
   /** Whether `address` sends unsigned (anvil_impersonateAccount). */
   impersonating(address: Uint8Array): boolean
+  /** How a send over the EIP-7825 cap is refused (geth's or reth's answer). */
+  profile: Pick<ChainProfile, 'txGasCapRefusal'>
 }
 
 export class Admission {
@@ -63,7 +66,12 @@ export class Admission {
   async sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
     const { opStack, engine } = this.ctx
     if (!opStack && raw[0] === DEPOSIT_TX_TYPE) throw new TxRejectedError('transaction type not supported')
-    const tx = await engine.decodeTransaction(raw)
+    let tx: TxRecord
+    try {
+      tx = await engine.decodeTransaction(raw)
+    } catch (error) {
+      throw error instanceof TxGasCapError ? this.gasCapRefusal(error) : error
+    }
     if (opStack && tx.blobVersionedHashes) throw new TxRejectedError('transaction type not supported')
     if (tx.deposit) return this.submitDeposit(tx)
     return this.submit(tx)
@@ -127,6 +135,9 @@ export class Admission {
   private async fill(req: CallRequest, from: Uint8Array) {
     const nonce = req.nonce ?? (await this.sources.pendingNonce(from))
     const gasLimit = req.gas ?? (await this.sources.estimateGas(req))
+    // Refused here as a send of it would be: the transaction cannot even be built over the cap.
+    const cap = this.ctx.engine.txGasCap()
+    if (cap !== undefined && gasLimit > cap) throw this.gasCapRefusal(new TxGasCapError(cap, gasLimit))
     const base = { nonce, gasLimit, to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array() }
     const { accessList, authorizationList } = req
     // An authorization list makes an EIP-7702 transaction, which has 1559 fees only: a gas price
@@ -156,11 +167,22 @@ export class Admission {
     try {
       this.validate(info, account, header)
     } catch (error) {
+      if (error instanceof TxGasCapError) throw this.ctx.profile.txGasCapRefusal(error)
       if (error instanceof NonceTooLowError) this.ctx.hints.nonceTooLow(info.tx.from, info.tx.nonce, error.next, error.pending)
       throw error
     }
     pool.add(info)
     return info.tx.hash
+  }
+
+  /**
+   * A transaction the engine would not build or decode (over the EIP-7825 cap), refused as the pool
+   * would: the block gas limit first (geth's and reth's validators), then the profile's answer.
+   */
+  private gasCapRefusal(error: TxGasCapError): NodeError {
+    const { gasLimit } = this.ctx.chain.pending?.header ?? this.sources.nextHeader()
+    if (error.gas !== undefined && error.gas > gasLimit) return new TxRejectedError('exceeds block gas limit')
+    return this.ctx.profile.txGasCapRefusal(error)
   }
 
   private validate(info: PoolTxInfo, account: { nonce: bigint; balance: bigint } | undefined, header: HeaderFields): void {

@@ -1,7 +1,7 @@
 // The transaction pool: validated transactions waiting for a flashblock, per sender by nonce.
 // Validation texts are geth's (core/txpool/errors.go, validation.go), since clients match them.
 import { hexKey } from '../bytes.js'
-import { TxRejectedError } from '../errors.js'
+import { TxGasCapError, TxRejectedError } from '../errors.js'
 import { effectiveTip, maxFee, maxTip } from '../fees.js'
 import type { PoolTxInfo, TxRecord } from '../types.js'
 
@@ -116,9 +116,8 @@ export class TxPool {
     const { tx } = info
     if (this.byHash.has(hexKey(tx.hash))) throw new TxRejectedError('already known')
     if (tx.gasLimit > ctx.blockGasLimit) throw new TxRejectedError('exceeds block gas limit')
-    if (ctx.txGasCap !== undefined && tx.gasLimit > ctx.txGasCap) {
-      throw new TxRejectedError(`transaction gas limit too high (cap: ${ctx.txGasCap}, tx: ${tx.gasLimit})`)
-    }
+    // After the block gas limit, as geth's and reth's validators order them.
+    if (ctx.txGasCap !== undefined && tx.gasLimit > ctx.txGasCap) throw new TxGasCapError(ctx.txGasCap, tx.gasLimit)
     if (maxTip(tx) > maxFee(tx)) {
       throw new TxRejectedError(
         `max priority fee per gas higher than max fee per gas: address ${toAddr(tx.from)}, maxPriorityFeePerGas: ${maxTip(tx)}, maxFeePerGas: ${maxFee(tx)}`,

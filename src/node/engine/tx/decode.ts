@@ -4,7 +4,7 @@ import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
-import { TxRejectedError } from '../../errors.js'
+import { TxGasCapError, TxRejectedError } from '../../errors.js'
 import type { TxRecord } from '../../types.js'
 import { txCommon } from '../vm/commons.js'
 import { decodeBlobNetworkWrapper } from './blob-wrapper.js'
@@ -63,7 +63,7 @@ function decodeError(ctx: DecodeContext, raw: Uint8Array, error: Error): TxRejec
     return new TxRejectedError(`invalid chain id for signer: have ${chainId} want ${ctx.chainId}`)
   }
   if (/gasLimit.*(?:cap|exceeds)|EIP-7825/i.test(message)) {
-    return new TxRejectedError(`transaction gas limit too high (cap: ${2n ** 24n}, tx: ${txGasLimit(raw) ?? '?'})`)
+    return new TxGasCapError(2n ** 24n, txGasLimit(raw))
   }
   if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/.test(message)) {
     return new TxRejectedError('max priority fee per gas higher than max fee per gas')
