@@ -51,8 +51,8 @@ export const PRELUDE = `(function (hostRead, hostIsPrecompiled, opNamesJson, big
     get: () => { const v = bigInt(); setGlobal('bigInt', v); return v; },
     set: (v) => setGlobal('bigInt', v),
   });
-  // The host's hex as the library's own value for a native BigInt (what parsing it in base 16
-  // builds, digit by digit, twenty times slower in the interpreter).
+  // The host's hex as the library's value for a native BigInt: what parsing it in base 16 builds,
+  // without the library's digit-by-digit loop (slow in an interpreter).
   const big = (h) => bigInt()(Native(h.length > 2 ? h : 0));
 
   const hexOf = (b) => { let s = '0x'; for (let i = 0; i < b.length; i++) s += (b[i] < 16 ? '0' : '') + b[i].toString(16); return s; };
