@@ -1,8 +1,8 @@
 // eth_getHeaderByNumber / eth_getHeaderByHash (geth's and reth's) through viem's request, in both
 // profiles: the block object without its body (reth, Base's node, keeps `size`), every block tag
 // eth_getBlockByNumber takes, null for an unknown block.
-import { describe, expect, it } from 'vitest'
-import { poll, useTestNode, waitForSealed } from './helpers.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { poll, startTestNode, type TestNode, useTestNode, waitForSealed } from './helpers.js'
 
 describe.each(['base', 'ethereum'])('header methods (profile %s)', (profile) => {
   const node = useTestNode({ profile, blockTime: 400, preconfInterval: 100 })
@@ -48,5 +48,35 @@ describe.each(['base', 'ethereum'])('header methods (profile %s)', (profile) => 
       message: 'invalid argument blockHash: hex string has length 2, want 64',
     })
     expect((await node.rpc('eth_getHeaderByNumber', [])).error.code).toBe(-32602)
+  })
+})
+
+describe('header methods on a fork', () => {
+  let upstream: TestNode
+  let fork: TestNode
+  beforeAll(async () => {
+    upstream = await startTestNode({ chainId: 4242, blockTime: 0, preconfInterval: 0 })
+    await waitForSealed(upstream, await upstream.wallet(0).sendTransaction({ to: upstream.accounts[1].address, value: 1n }))
+    fork = await startTestNode({ fork: { url: upstream.rpcUrl, cache: false }, blockTime: 400, preconfInterval: 100 })
+  }, 60_000)
+  afterAll(async () => {
+    await fork?.stop()
+    await upstream?.stop()
+  })
+
+  it("answers the upstream's headers up to the fork block, from its block objects", async () => {
+    const before = (await upstream.rpc('eth_getHeaderByNumber', ['0x1'])).result
+    expect(before.number).toBe('0x1')
+    expect((await fork.rpc('eth_getHeaderByNumber', ['0x1'])).result).toEqual(before)
+    expect((await fork.rpc('eth_getHeaderByHash', [before.hash])).result).toEqual(before)
+    expect((await fork.rpc('eth_getHeaderByNumber', [before.hash])).error.code).toBe(-32602)
+    // Later blocks are the fork's own.
+    const head = await poll(
+      async () => (await fork.rpc('eth_getHeaderByNumber', ['latest'])).result,
+      (h) => BigInt(h.number) > BigInt(before.number) + 1n,
+      { what: 'a local block' },
+    )
+    const block = (await fork.rpc('eth_getBlockByNumber', [head.number, false])).result
+    expect(head.hash).toBe(block.hash)
   })
 })

@@ -196,17 +196,23 @@ export function formatBlock(node: DevNode, block: BlockRecord, fullTransactions:
   return out
 }
 
+/**
+ * A block object's header part, as geth's RPCMarshalHeader has it: no transactions, uncles,
+ * withdrawals or totalDifficulty; `size` only if kept (reth's header carries it).
+ */
+export function headerOfBlock(block: Record<string, unknown>, keepSize: boolean): Record<string, unknown> {
+  const { transactions: _t, uncles: _u, withdrawals: _w, totalDifficulty: _d, size, ...header } = block
+  return keepSize && size !== undefined ? { ...header, size } : header
+}
+
 /** geth's header object (newHeads): the block object without body fields. */
 export function formatHeader(node: DevNode, block: BlockRecord): Record<string, unknown> {
-  const { transactions: _t, uncles: _u, withdrawals: _w, size: _s, ...header } = formatBlock(node, block, false)
-  return header
+  return headerOfBlock(formatBlock(node, block, false), false)
 }
 
 /** eth_getHeaderByNumber/ByHash: the header object, with the block's size where the profile's client adds it (reth). */
 export function formatHeaderWithSize(node: DevNode, block: BlockRecord): Record<string, unknown> {
-  const header = formatHeader(node, block)
-  if (node.profile.headerSize) header.size = toQuantity(block.size)
-  return header
+  return headerOfBlock(formatBlock(node, block, false), node.profile.headerSize)
 }
 
 /** A pre-confirmed transaction with its logs and receipt fields, as Base's newFlashblockTransactions sends it. */

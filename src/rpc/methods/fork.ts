@@ -9,6 +9,7 @@ import type { BlockRef } from '../../node/types.js'
 import { toQuantity } from '../../shared/hex.js'
 import type { Handler, MethodTable } from '../dispatch.js'
 import { RpcError, SERVER_ERROR } from '../errors.js'
+import { headerOfBlock } from '../format.js'
 import { parseHash, toData } from '../hex.js'
 import { isObject, parseBlockRef, parseLogFilter } from '../params.js'
 
@@ -23,8 +24,6 @@ const CONTENT = {
   eth_getTransactionByBlockNumberAndIndex: 0,
   eth_getTransactionByBlockHashAndIndex: 0,
   eth_getBlockReceipts: 0,
-  eth_getHeaderByNumber: 0,
-  eth_getHeaderByHash: 0,
   eth_getUncleCountByBlockNumber: 0,
   eth_getUncleCountByBlockHash: 0,
   eth_getUncleByBlockNumberAndIndex: 0,
@@ -87,6 +86,21 @@ export function withFork(node: DevNode, table: MethodTable): MethodTable {
     wrap(method, async (fork, params, local) => {
       const n = await upstreamNumber(fork, params[index], fork.number)
       return n === undefined ? local(params) : fork.history.request(method, at(params, index, n))
+    })
+  }
+  // Headers of the upstream's blocks, cut from its block objects: every client serves those (anvil
+  // has no eth_getHeaderBy*), and they share the block methods' memo.
+  const HEADERS = { eth_getHeaderByNumber: 'eth_getBlockByNumber', eth_getHeaderByHash: 'eth_getBlockByHash' } as const
+  for (const [method, blockMethod] of Object.entries(HEADERS)) {
+    wrap(method, async (fork, params, local) => {
+      const n = await upstreamNumber(fork, params[0], fork.number)
+      // A hash where a number goes (or the reverse) is the local method's -32602.
+      if (n === undefined || isHash(params[0]) !== (method === 'eth_getHeaderByHash')) return local(params)
+      const block = await fork.history.request<Record<string, unknown> | null>(blockMethod, [
+        ...at(params, 0, n).slice(0, 1),
+        false,
+      ])
+      return block ? headerOfBlock(block, node.profile.headerSize) : null
     })
   }
   for (const [method, index] of Object.entries(STATE)) {
