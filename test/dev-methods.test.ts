@@ -86,6 +86,18 @@ describe('dev methods: accounts, blocks and time (mode anvil)', () => {
     expect(sealed.hash).toBe((await pub.getBlock({ blockHash: sealed.hash })).hash)
   })
 
+  it('anvil_setBalance over 256 bits and anvil_setNonce over 64 bits are refused as geth refuses such numbers', async () => {
+    const target = '0x00000000000000000000000000000000000000a2'
+    const balance = await node.rpc('anvil_setBalance', [target, `0x1${'0'.repeat(64)}`])
+    expect(balance.error).toMatchObject({ code: -32602, message: 'invalid argument balance: hex number > 256 bits' })
+    const nonce = await node.rpc('anvil_setNonce', [target, `0x1${'0'.repeat(16)}`])
+    expect(nonce.error).toMatchObject({ code: -32602, message: 'invalid argument nonce: hex number > 64 bits' })
+    expect((await node.rpc('eth_getBalance', [target, 'latest'])).result).toBe('0x0')
+    // The largest values are taken.
+    expect((await node.rpc('anvil_setBalance', [target, `0x${'f'.repeat(64)}`])).error).toBeUndefined()
+    expect((await node.rpc('eth_getBalance', [target, 'latest'])).result).toBe(`0x${'f'.repeat(64)}`)
+  })
+
   it('edits in one batch request apply in order: each read sees exactly the edits before it', async () => {
     const who = '0x00000000000000000000000000000000000ba7c4'
     const call = (id: number, method: string, params: unknown[]) => ({ jsonrpc: '2.0', id, method, params })

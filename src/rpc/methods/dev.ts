@@ -67,7 +67,7 @@ export const devMethods: MethodGroup = (node) => {
     },
     anvil_setBalance: async (params) => {
       expectArgs(params, 2, 2)
-      await dev.setBalance(parseAddress(params[0], 'address'), parseQuantity(params[1], 'balance'))
+      await dev.setBalance(parseAddress(params[0], 'address'), parseBoundedQuantity(params[1], 'balance', 256))
       return null
     },
     anvil_setCode: async (params) => {
@@ -77,7 +77,7 @@ export const devMethods: MethodGroup = (node) => {
     },
     anvil_setNonce: async (params) => {
       expectArgs(params, 2, 2)
-      await dev.setNonce(parseAddress(params[0], 'address'), parseQuantity(params[1], 'nonce'))
+      await dev.setNonce(parseAddress(params[0], 'address'), parseBoundedQuantity(params[1], 'nonce', 64))
       return null
     },
     anvil_setStorageAt: async (params) => {
