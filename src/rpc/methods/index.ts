@@ -10,6 +10,7 @@ import { feeMethods } from './fees.js'
 import { withFork } from './fork.js'
 import { logMethods } from './logs.js'
 import { metaMethods } from './meta.js'
+import { otterscanMethods } from './otterscan.js'
 import { pubsubMethods } from './pubsub.js'
 import { signingMethods } from './signing.js'
 import { simulateMethods } from './simulate.js'
@@ -31,5 +32,6 @@ export function methodTable(node: DevNode): MethodTable {
     ...simulateMethods(node),
     ...pubsubMethods(node),
     ...debugMethods(node),
+    ...otterscanMethods(node),
   })
 }
