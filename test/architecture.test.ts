@@ -93,6 +93,7 @@ const LAYERS: readonly (string | readonly string[])[] = [
   'src/node/storage/',
   'src/node/fork/',
   'src/node/dev/',
+  'src/node/wallet-calls/',
   'src/node/genesis/',
   'src/node/fee-history.ts',
   'src/node/assemble.ts',

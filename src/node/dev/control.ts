@@ -225,6 +225,11 @@ export class DevControl {
     this.ctx.cheats.setAutoImpersonate(on)
   }
 
+  /** Whether a send from `address` goes out unsigned (impersonated, or auto-impersonation is on). */
+  impersonating(address: Uint8Array): boolean {
+    return this.ctx.cheats.impersonating(address)
+  }
+
   /** eth_sendUnsignedTransaction: from any address, no key. */
   sendUnsigned(req: CallRequest): Promise<Uint8Array> {
     return this.admission.sendUnsigned(req)

@@ -16,6 +16,7 @@ import { signingMethods } from './signing.js'
 import { simulateMethods } from './simulate.js'
 import { stateMethods } from './state.js'
 import { transactionMethods } from './transactions.js'
+import { walletMethods } from './wallet.js'
 
 export function methodTable(node: DevNode): MethodTable {
   return withFork(node, {
@@ -33,5 +34,6 @@ export function methodTable(node: DevNode): MethodTable {
     ...pubsubMethods(node),
     ...debugMethods(node),
     ...otterscanMethods(node),
+    ...walletMethods(node),
   })
 }

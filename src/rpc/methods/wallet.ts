@@ -1,0 +1,117 @@
+// EIP-5792's wallet methods for the accounts the node holds: wallet_getCapabilities,
+// wallet_sendCalls, wallet_getCallsStatus, wallet_showCallsStatus. The requests are parsed here;
+// node/wallet-calls/ sends the calls and reads their statuses back.
+import type { DevNode } from '../../node/node.js'
+import { type CallInput, type CapabilityRequests, WalletCalls } from '../../node/wallet-calls/wallet-calls.js'
+import { expectArgs } from '../dispatch.js'
+import { invalidParams } from '../errors.js'
+import { formatReceipt } from '../format.js'
+import { parseAddress, parseData, parseQuantity, toQuantity } from '../hex.js'
+import { isObject } from '../params.js'
+import type { MethodGroup } from './group.js'
+
+/** The EIP's limit on a bundle id. */
+const MAX_ID_BYTES = 4096
+
+/** One service per node, whichever transports (HTTP, WebSocket) build their method tables from it. */
+const services = new WeakMap<DevNode, WalletCalls>()
+
+function serviceOf(node: DevNode): WalletCalls {
+  let service = services.get(node)
+  if (!service) {
+    const { silent, logger } = node.options
+    const log = silent ? () => {} : (logger ?? ((line: string) => console.error(`pcnode: ${line}`)))
+    service = new WalletCalls({
+      chainId: node.chainId,
+      holds: (a) => node.devAccount(a) !== undefined || node.dev.impersonating(a),
+      defaultSender: () => {
+        const first = node.accounts[0]
+        return first ? parseAddress(first.address, 'from') : undefined
+      },
+      send: (req) => node.sendTransaction(req),
+      receipt: (hash) => node.getReceipt(hash),
+      waiting: (hash) => node.isPooled(hash) || node.chain.getTx(hash) !== undefined,
+      log,
+    })
+    services.set(node, service)
+  }
+  return service
+}
+
+function parseId(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.length === 0)
+    throw invalidParams(`invalid argument ${name}: expected a bundle id string`)
+  if (Buffer.byteLength(value) > MAX_ID_BYTES) throw invalidParams(`invalid argument ${name}: longer than ${MAX_ID_BYTES} bytes`)
+  return value
+}
+
+function parseCapabilities(value: unknown, name: string): CapabilityRequests | undefined {
+  if (value === undefined || value === null) return undefined
+  if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected an object`)
+  for (const [key, entry] of Object.entries(value)) {
+    if (!isObject(entry)) throw invalidParams(`invalid argument ${name}.${key}: expected an object`)
+  }
+  return value as CapabilityRequests
+}
+
+function parseCall(value: unknown, name: string): CallInput {
+  if (!isObject(value)) throw invalidParams(`invalid argument ${name}: expected a call object`)
+  const present = (key: string) => value[key] !== undefined && value[key] !== null
+  return {
+    to: present('to') ? parseAddress(value.to, `${name}.to`) : undefined,
+    data: present('data') ? parseData(value.data, `${name}.data`) : undefined,
+    value: present('value') ? parseQuantity(value.value, `${name}.value`) : undefined,
+    capabilities: parseCapabilities(value.capabilities, `${name}.capabilities`),
+  }
+}
+
+export const walletMethods: MethodGroup = (node) => ({
+  wallet_getCapabilities: (params) => {
+    expectArgs(params, 0, 2)
+    const [address, chainIds] = params
+    const account = address === undefined || address === null ? undefined : parseAddress(address, 'address')
+    if (chainIds !== undefined && chainIds !== null && !Array.isArray(chainIds)) {
+      throw invalidParams('invalid argument 1: expected an array of chain ids')
+    }
+    const ids = chainIds?.map((c, i) => parseQuantity(c, `chainIds[${i}]`))
+    return serviceOf(node).capabilities(account, ids)
+  },
+  wallet_sendCalls: async (params) => {
+    expectArgs(params, 1, 1)
+    const req = params[0]
+    if (!isObject(req)) throw invalidParams('invalid argument 0: expected a calls request object')
+    if (typeof req.version !== 'string') throw invalidParams('invalid argument 0: missing version')
+    if (!Array.isArray(req.calls) || req.calls.length === 0)
+      throw invalidParams('invalid argument 0: expected a non-empty calls array')
+    if (req.atomicRequired !== undefined && typeof req.atomicRequired !== 'boolean') {
+      throw invalidParams('invalid argument 0: atomicRequired must be a boolean')
+    }
+    const id = await serviceOf(node).sendCalls({
+      chainId: parseQuantity(req.chainId, 'chainId'),
+      from: req.from === undefined || req.from === null ? undefined : parseAddress(req.from, 'from'),
+      id: req.id === undefined || req.id === null ? undefined : parseId(req.id, 'id'),
+      atomicRequired: req.atomicRequired === true,
+      calls: req.calls.map((c, i) => parseCall(c, `calls[${i}]`)),
+      capabilities: parseCapabilities(req.capabilities, 'capabilities'),
+    })
+    return { id }
+  },
+  wallet_getCallsStatus: (params) => {
+    expectArgs(params, 1, 1)
+    const s = serviceOf(node).status(parseId(params[0], 'id'))
+    return {
+      version: '2.0.0',
+      id: s.id,
+      chainId: toQuantity(s.chainId),
+      status: s.status,
+      atomic: s.atomic,
+      receipts: s.receipts.map(formatReceipt),
+    }
+  },
+  /** A node has no screen: the status goes to the node's log, and the answer is null. */
+  wallet_showCallsStatus: (params) => {
+    expectArgs(params, 1, 1)
+    serviceOf(node).show(parseId(params[0], 'id'))
+    return null
+  },
+})

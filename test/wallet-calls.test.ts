@@ -1,0 +1,181 @@
+// EIP-5792 on the node, through viem's wallet actions as a Base app calls them: capabilities, call
+// bundles from a node-held (json-rpc) account and an impersonated one, statuses from receipts
+// (pending, confirmed, partial failure), and the EIP's error codes.
+import { createWalletClient, getAddress, type Hex, http, parseEther, toHex } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bundleStatus } from '../src/node/wallet-calls/status.js'
+import { startTestNode, type TestNode } from './helpers.js'
+
+/** Runtime code that succeeds once (sets slot 0) and reverts on every call after. */
+const ONCE = '0x5f54600a5760015f55005b5f5ffd' as Hex
+const ONCE_ADDRESS = '0x00000000000000000000000000000000000a11ce' as Hex
+
+/** The code a rejected viem action carries, wherever in its cause chain it sits. */
+async function codeOf(promise: Promise<unknown>): Promise<number | undefined> {
+  const error = await promise.then(
+    () => undefined,
+    (e) => e,
+  )
+  expect(error).toBeDefined()
+  let e = error
+  while (e) {
+    if (typeof e.code === 'number') return e.code
+    e = e.cause
+  }
+  return undefined
+}
+
+describe('EIP-5792 wallet calls, mining on', () => {
+  let node: TestNode
+  const lines: string[] = []
+  let wallet: ReturnType<typeof walletClient>
+  const walletClient = (n: TestNode) =>
+    createWalletClient({ chain: n.chain, transport: http(n.rpcUrl, { retryCount: 0 }), pollingInterval: 20 })
+  let dev: Hex
+
+  beforeAll(async () => {
+    node = await startTestNode({ silent: false, logger: (line) => lines.push(line) })
+    wallet = walletClient(node)
+    dev = getAddress(node.accounts[0].address)
+  })
+  afterAll(() => node?.stop())
+
+  it('wallet_getCapabilities: atomic unsupported on the node chain, for a dev account', async () => {
+    const caps = await wallet.getCapabilities({ account: dev })
+    expect(caps).toEqual({ [node.chainId]: { atomic: { status: 'unsupported' } } })
+    const raw = await node.rpc('wallet_getCapabilities', [dev, ['0x1']])
+    expect(raw.result).toEqual({})
+  })
+
+  it('sendCalls from a node-held account: two transfers, consecutive nonces, success with two receipts', async () => {
+    const [a, b] = ['0x00000000000000000000000000000000000000b1', '0x00000000000000000000000000000000000000b2'] as const
+    const { id } = await wallet.sendCalls({
+      account: dev,
+      calls: [
+        { to: a, value: parseEther('1') },
+        { to: b, value: parseEther('2'), data: '0x' },
+      ],
+    })
+    expect(id).toMatch(/^0x[0-9a-f]{64}$/)
+    const first = await wallet.getCallsStatus({ id })
+    expect(['pending', 'success']).toContain(first.status)
+    const done = await wallet.waitForCallsStatus({ id, timeout: 30_000 })
+    expect(done.status).toBe('success')
+    expect(done.statusCode).toBe(200)
+    expect(done.atomic).toBe(false)
+    expect(done.chainId).toBe(node.chainId)
+    expect(done.receipts).toHaveLength(2)
+    expect((done.receipts ?? []).map((r) => r.status)).toEqual(['success', 'success'])
+    const txs = await Promise.all((done.receipts ?? []).map((r) => node.publicClient.getTransaction({ hash: r.transactionHash })))
+    expect(txs.map((t) => t.from.toLowerCase())).toEqual([dev.toLowerCase(), dev.toLowerCase()])
+    expect(txs[1].nonce).toBe(txs[0].nonce + 1)
+    expect(await node.publicClient.getBalance({ address: a })).toBe(parseEther('1'))
+    expect(await node.publicClient.getBalance({ address: b })).toBe(parseEther('2'))
+  })
+
+  it('sendCalls from an impersonated account', async () => {
+    const who = '0x00000000000000000000000000000000000c0ffe' as Hex
+    await node.rpc('anvil_setBalance', [who, toHex(parseEther('10'))])
+    await node.rpc('anvil_impersonateAccount', [who])
+    const { id } = await wallet.sendCalls({ account: who, calls: [{ to: dev, value: 1n }] })
+    const done = await wallet.waitForCallsStatus({ id, timeout: 30_000 })
+    expect(done.status).toBe('success')
+    expect(done.receipts).toHaveLength(1)
+    // One call is one transaction: atomic.
+    expect(done.atomic).toBe(true)
+  })
+
+  it('an unknown account: 4100, for sendCalls and getCapabilities', async () => {
+    const stranger = '0x00000000000000000000000000000000000bad00' as Hex
+    expect(await codeOf(wallet.sendCalls({ account: stranger, calls: [{ to: dev, value: 1n }] }))).toBe(4100)
+    expect(await codeOf(wallet.getCapabilities({ account: stranger }))).toBe(4100)
+  })
+
+  it('atomicRequired with two calls: 5750, nothing sent', async () => {
+    const nonce = await node.publicClient.getTransactionCount({ address: dev, blockTag: 'pending' })
+    const call = { to: dev, value: 1n }
+    expect(await codeOf(wallet.sendCalls({ account: dev, forceAtomic: true, calls: [call, call] }))).toBe(5750)
+    expect(await node.publicClient.getTransactionCount({ address: dev, blockTag: 'pending' })).toBe(nonce)
+  })
+
+  it('an unknown bundle id: 5730', async () => {
+    expect(await codeOf(wallet.getCallsStatus({ id: `0x${'ab'.repeat(32)}` }))).toBe(5730)
+    expect((await node.rpc('wallet_showCallsStatus', ['0x1234'])).error?.code).toBe(5730)
+  })
+
+  it("the EIP's other refusals: 5710 chain, 5700 capability, 5720 duplicate id, 5740 too large; -32602 bad input", async () => {
+    const base = {
+      version: '2.0.0',
+      from: dev,
+      chainId: toHex(node.chainId),
+      atomicRequired: false,
+      calls: [{ to: dev, value: '0x1' }],
+    }
+    const send = async (over: Record<string, unknown>) => (await node.rpc('wallet_sendCalls', [{ ...base, ...over }])).error?.code
+    expect(await send({ chainId: '0x1' })).toBe(5710)
+    expect(await send({ capabilities: { paymasterService: { url: 'http://127.0.0.1:1' } } })).toBe(5700)
+    expect(await send({ calls: [{ to: dev, capabilities: { something: {} } }] })).toBe(5700)
+    expect(await send({ calls: Array.from({ length: 257 }, () => ({ to: dev })) })).toBe(5740)
+    expect(await send({ calls: [] })).toBe(-32602)
+    expect(await send({ calls: [{ to: '0x12' }] })).toBe(-32602)
+    expect(await send({ chainId: undefined })).toBe(-32602)
+    // An optional capability the node does not know is ignored, as the EIP says.
+    const ok = await node.rpc('wallet_sendCalls', [
+      { ...base, id: 'app-bundle-1', capabilities: { paymasterService: { url: 'x', optional: true } } },
+    ])
+    expect(ok.result).toEqual({ id: 'app-bundle-1' })
+    expect(await send({ id: 'app-bundle-1' })).toBe(5720)
+    await wallet.waitForCallsStatus({ id: 'app-bundle-1', timeout: 30_000 })
+  })
+
+  it('wallet_showCallsStatus: null, and a log line with the status', async () => {
+    const { id } = await wallet.sendCalls({ account: dev, calls: [{ to: dev, value: 1n }] })
+    await wallet.waitForCallsStatus({ id, timeout: 30_000 })
+    const answer = await node.rpc('wallet_showCallsStatus', [id])
+    expect(answer).toMatchObject({ result: null })
+    expect(lines.some((l) => l.includes(`wallet_showCallsStatus ${id}: status 200, 1 receipt(s)`))).toBe(true)
+  })
+})
+
+describe('EIP-5792 wallet calls, mining off: a bundle whose second call reverts on chain', () => {
+  let node: TestNode
+  let dev: Hex
+
+  beforeAll(async () => {
+    node = await startTestNode({ mining: false })
+    dev = getAddress(node.accounts[0].address)
+    await node.rpc('anvil_setCode', [ONCE_ADDRESS, ONCE])
+  })
+  afterAll(() => node?.stop())
+
+  it('pending until mined, then a partial failure (600) with both receipts, the second reverted', async () => {
+    const wallet = createWalletClient({ chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }), pollingInterval: 20 })
+    // Both calls are estimated on the state before the bundle, where the contract still succeeds.
+    const { id } = await wallet.sendCalls({ account: dev, calls: [{ to: ONCE_ADDRESS }, { to: ONCE_ADDRESS }] })
+    const pending = await wallet.getCallsStatus({ id })
+    expect(pending.status).toBe('pending')
+    expect(pending.statusCode).toBe(100)
+    expect(pending.receipts).toEqual([])
+    await node.rpc('evm_mine')
+    const done = await wallet.waitForCallsStatus({ id, timeout: 30_000 })
+    expect(done.status).toBe('failure')
+    expect(done.statusCode).toBe(600)
+    expect((done.receipts ?? []).map((r) => r.status)).toEqual(['success', 'reverted'])
+    // A call that reverts when estimated is refused as eth_sendTransaction refuses it: nothing sent.
+    const nonce = await node.publicClient.getTransactionCount({ address: dev, blockTag: 'pending' })
+    await expect(wallet.sendCalls({ account: dev, calls: [{ to: ONCE_ADDRESS }] })).rejects.toThrow(/revert/i)
+    expect(await node.publicClient.getTransactionCount({ address: dev, blockTag: 'pending' })).toBe(nonce)
+  })
+})
+
+describe('bundle status codes (EIP-5792)', () => {
+  it('100 while any waits, 200 all succeeded, 400 none ran, 500 all reverted, 600 a mix', () => {
+    expect(bundleStatus(['success', 'pooled'])).toBe(100)
+    expect(bundleStatus(['success', 'success'])).toBe(200)
+    expect(bundleStatus(['gone', 'gone'])).toBe(400)
+    expect(bundleStatus(['reverted', 'reverted'])).toBe(500)
+    expect(bundleStatus(['success', 'reverted'])).toBe(600)
+    expect(bundleStatus(['success', 'gone'])).toBe(600)
+    expect(bundleStatus(['reverted', 'gone'])).toBe(600)
+  })
+})
