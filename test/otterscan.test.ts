@@ -49,7 +49,7 @@ interface Side {
 
 function rpcAt(url: string) {
   let id = 0
-  return async (method: string, params: unknown[] = []) => {
+  return async (method: string, params: unknown[] = []): Promise<Json> => {
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
