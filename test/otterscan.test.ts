@@ -334,3 +334,70 @@ describe('Otterscan API on the OP profile', () => {
     expect((await side.rpc('ots_getTransactionError', [side.hashes[3]])).result).toBe(REVERT_DATA)
   })
 })
+
+describe('Otterscan API beside anvil: a factory (STATICCALL, DELEGATECALL, CREATE2, SELFDESTRUCT)', () => {
+  let node: TestNode
+  let anvil: { url: string; stop: () => void }
+  const results: Json[] = []
+
+  beforeAll(async () => {
+    ;[node, anvil] = await Promise.all([
+      startTestNode({ profile: 'ethereum', blockTime: 0 }),
+      startAnvil(['--host', '127.0.0.1']),
+    ])
+    const sides = await Promise.all([scenario(node.rpcUrl), scenario(anvil.url)])
+    // F, called with value: STATICCALL SINK (E logs, which a static frame may not), DELEGATECALL E,
+    // then CREATE2 (1 wei, salt 0) of init code CALLER SELFDESTRUCT, which sends the wei back at once.
+    const call = (to: Hex, op: string) => concat(['0x5f5f5f5f73', to, `0x5a${op}50`])
+    const runtime = concat([call(SINK, 'fa'), call(E, 'f4'), '0x6133ff5f525f6002601e6001f55000'])
+    const size = toHex((runtime.length - 2) / 2, { size: 2 }).slice(2)
+    const init = concat([`0x61${size}600e60003961${size}6000f3`, runtime])
+    const F = getContractAddress({ from: account.address, nonce: 4n })
+    for (const [i, url] of [node.rpcUrl, anvil.url].entries()) {
+      const rpc = rpcAt(url)
+      const chainId = Number((await rpc('eth_chainId')).result)
+      const chain = defineChain({
+        id: chainId,
+        name: 'x',
+        nativeCurrency: { name: 'E', symbol: 'E', decimals: 18 },
+        rpcUrls: { default: { http: [url] } },
+      })
+      const wallet = createWalletClient({ chain, transport: http(url, { retryCount: 0 }), account })
+      const deploy = await wallet.sendTransaction({ data: init, gas: 200_000n })
+      await poll(
+        async () => (await rpc('eth_getTransactionReceipt', [deploy])).result,
+        (r) => r?.blockHash && r.blockHash !== ZERO_HASH,
+      )
+      const call = await wallet.sendTransaction({ to: F, value: 5n, gas: 300_000n })
+      await poll(
+        async () => (await rpc('eth_getTransactionReceipt', [call])).result,
+        (r) => r?.blockHash && r.blockHash !== ZERO_HASH,
+      )
+      results[i] = {
+        side: sides[i],
+        ops: (await rpc('ots_getInternalOperations', [call])).result,
+        trace: (await rpc('ots_traceTransaction', [call])).result,
+      }
+    }
+  }, 60_000)
+  afterAll(() => {
+    anvil?.stop()
+    return node?.stop()
+  })
+
+  it('answers the same call frames, and the same internal operations but for the self-destructed child', () => {
+    const [mine, theirs] = results
+    expect(mine.trace).toEqual(theirs.trace)
+    expect(mine.trace.map((f: Json) => [f.type, f.depth, f.value])).toEqual([
+      ['CALL', 0, '0x5'],
+      ['STATICCALL', 1, '0x0'],
+      ['DELEGATECALL', 1, '0x5'],
+    ])
+    // anvil files the child's frame under its self-destruct only (revm marks the frame that ran
+    // SELFDESTRUCT), so its CREATE2 row is lost; pcnode lists both, as Erigon does.
+    const child = theirs.ops[1].from
+    const create2 = { type: 3, from: mine.ops[0].to, to: child, value: '0x1' }
+    expect(mine.ops).toEqual([theirs.ops[0], create2, theirs.ops[1]])
+    expect(theirs.ops[1]).toEqual({ type: 1, from: child, to: mine.ops[0].to, value: '0x1' })
+  })
+})
