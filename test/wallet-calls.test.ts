@@ -9,6 +9,9 @@ import { startTestNode, type TestNode } from './helpers.js'
 /** Runtime code that succeeds once (sets slot 0) and reverts on every call after. */
 const ONCE = '0x5f54600a5760015f55005b5f5ffd' as Hex
 const ONCE_ADDRESS = '0x00000000000000000000000000000000000a11ce' as Hex
+/** Runtime code that, called with data, opens a gate (sets slot 0); called without, reverts while it is shut. */
+const GATE = '0x36600c575f546012575f5ffd5b60015f55005b00' as Hex
+const GATE_ADDRESS = '0x0000000000000000000000000000000000006a7e' as Hex
 
 /** The code a rejected viem action carries, wherever in its cause chain it sits. */
 async function codeOf(promise: Promise<unknown>): Promise<number | undefined> {
@@ -137,34 +140,59 @@ describe('EIP-5792 wallet calls, mining on', () => {
   })
 })
 
-describe('EIP-5792 wallet calls, mining off: a bundle whose second call reverts on chain', () => {
+describe('EIP-5792 wallet calls, mining off: calls measured in order, statuses from what the chain did', () => {
   let node: TestNode
   let dev: Hex
+  let wallet: ReturnType<typeof createWalletClient>
 
   beforeAll(async () => {
     node = await startTestNode({ mining: false })
     dev = getAddress(node.accounts[0].address)
+    wallet = createWalletClient({ chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }), pollingInterval: 20 })
     await node.rpc('anvil_setCode', [ONCE_ADDRESS, ONCE])
+    await node.rpc('anvil_setCode', [GATE_ADDRESS, GATE])
   })
   afterAll(() => node?.stop())
 
-  it('pending until mined, then a partial failure (600) with both receipts, the second reverted', async () => {
-    const wallet = createWalletClient({ chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }), pollingInterval: 20 })
-    // Both calls are estimated on the state before the bundle, where the contract still succeeds.
-    const { id } = await wallet.sendCalls({ account: dev, calls: [{ to: ONCE_ADDRESS }, { to: ONCE_ADDRESS }] })
-    const pending = await wallet.getCallsStatus({ id })
+  const pendingNonce = () => node.publicClient.getTransactionCount({ address: dev, blockTag: 'pending' })
+
+  it('a call that needs the one before it: measured after it, both sent, confirmed together', async () => {
+    // Alone, the second call reverts (the gate is shut): eth_sendTransaction would refuse it.
+    expect((await node.rpc('eth_estimateGas', [{ from: dev, to: GATE_ADDRESS }])).error?.message).toMatch(/execution reverted/)
+    const { id } = await wallet.sendCalls({ account: dev, calls: [{ to: GATE_ADDRESS, data: '0x01' }, { to: GATE_ADDRESS }] })
+    expect((await wallet.getCallsStatus({ id })).statusCode).toBe(100)
+    await node.rpc('evm_mine')
+    const done = await wallet.waitForCallsStatus({ id, timeout: 30_000 })
+    expect(done.statusCode).toBe(200)
+    expect((done.receipts ?? []).map((r) => r.status)).toEqual(['success', 'success'])
+    expect(new Set((done.receipts ?? []).map((r) => r.blockNumber)).size).toBe(1)
+  })
+
+  it('a bundle whose calls fail when simulated in order: refused with the revert (code 3), nothing sent', async () => {
+    const nonce = await pendingNonce()
+    const error = await wallet.sendCalls({ account: dev, calls: [{ to: ONCE_ADDRESS }, { to: ONCE_ADDRESS }] }).catch((e) => e)
+    expect(String(error)).toMatch(/execution reverted/)
+    expect(await codeOf(Promise.reject(error))).toBe(3)
+    expect(await pendingNonce()).toBe(nonce)
+  })
+
+  it('calls that pass simulation but revert on chain: pending (100), then 200, 600 and 500 by what each did', async () => {
+    // Each bundle is simulated on the chain before any of them runs, where the contract still
+    // succeeds; on chain only the first call to it does.
+    const first = await wallet.sendCalls({ account: dev, calls: [{ to: ONCE_ADDRESS }] })
+    const mixed = await wallet.sendCalls({ account: dev, calls: [{ to: dev, value: 1n }, { to: ONCE_ADDRESS }] })
+    const last = await wallet.sendCalls({ account: dev, calls: [{ to: ONCE_ADDRESS }] })
+    const pending = await wallet.getCallsStatus(mixed)
     expect(pending.status).toBe('pending')
     expect(pending.statusCode).toBe(100)
     expect(pending.receipts).toEqual([])
     await node.rpc('evm_mine')
-    const done = await wallet.waitForCallsStatus({ id, timeout: 30_000 })
-    expect(done.status).toBe('failure')
-    expect(done.statusCode).toBe(600)
-    expect((done.receipts ?? []).map((r) => r.status)).toEqual(['success', 'reverted'])
-    // A call that reverts when estimated is refused as eth_sendTransaction refuses it: nothing sent.
-    const nonce = await node.publicClient.getTransactionCount({ address: dev, blockTag: 'pending' })
-    await expect(wallet.sendCalls({ account: dev, calls: [{ to: ONCE_ADDRESS }] })).rejects.toThrow(/revert/i)
-    expect(await node.publicClient.getTransactionCount({ address: dev, blockTag: 'pending' })).toBe(nonce)
+    const [a, b, c] = await Promise.all([first, mixed, last].map((x) => wallet.waitForCallsStatus({ ...x, timeout: 30_000 })))
+    expect([a.status, a.statusCode]).toEqual(['success', 200])
+    expect([b.status, b.statusCode]).toEqual(['failure', 600])
+    expect((b.receipts ?? []).map((r) => r.status)).toEqual(['success', 'reverted'])
+    expect([c.status, c.statusCode]).toEqual(['failure', 500])
+    expect((c.receipts ?? []).map((r) => r.status)).toEqual(['reverted'])
   })
 })
 

@@ -58,3 +58,19 @@ export class AtomicityNotSupportedError extends NodeError {
     super('atomicity not supported: the node sends each call as its own transaction')
   }
 }
+
+/**
+ * A call of the bundle that fails when the calls are simulated in order (EIP-5792: the wallet MAY
+ * reject such a request): the simulation's code, text and data (code 3 with the revert bytes for a
+ * revert, which viem decodes), so the request fails as eth_sendTransaction's estimate would.
+ */
+export class CallWouldFailError extends NodeError {
+  override readonly code: number
+  constructor(
+    readonly index: number,
+    failure: { code: number; message: string; data?: Uint8Array },
+  ) {
+    super(failure.message, failure.data)
+    this.code = failure.code
+  }
+}

@@ -1,6 +1,7 @@
 // EIP-5792's call bundles for the accounts the node holds (dev keys and impersonated senders, the
 // ones eth_sendTransaction sends for): each call goes out as the sender's next transaction through
-// the same admission path, in order, and the bundle's status is read back from their receipts.
+// the same admission path, in order, with gas measured by simulating the calls in order first
+// (plan.ts), and the bundle's status is read back from their receipts.
 // Not atomic: a wallet that is an EOA has no way to run several calls in one transaction without a
 // batching contract, so the node says `atomic: unsupported` and refuses `atomicRequired`.
 import { randomBytes } from 'node:crypto'
@@ -14,6 +15,7 @@ import {
   UnsupportedCapabilityError,
   UnsupportedChainError,
 } from './errors.js'
+import { planGas, type SimulateCalls } from './plan.js'
 import { bundleStatus, type CallOutcome } from './status.js'
 
 /** Calls one bundle may hold: a bound, so one request cannot queue an unbounded run of sends. */
@@ -50,6 +52,8 @@ export interface WalletCallsParts {
   /** Whether eth_sendTransaction from `address` would be sent (a dev key, or impersonated). */
   holds(address: Uint8Array): boolean
   defaultSender(): Uint8Array | undefined
+  /** The calls in order on the pre-confirmed state (eth_simulateV1 without validation). */
+  simulate: SimulateCalls
   /** eth_sendTransaction's path: fills, signs (or sends unsigned), pools; the hash. */
   send(req: CallRequest): Promise<Uint8Array>
   /** The transaction's receipt, sealed or pre-confirmed, when it is visible. */
@@ -100,13 +104,17 @@ export class WalletCalls {
     if (input.calls.length > MAX_CALLS) throw new BundleTooLargeError(input.calls.length, MAX_CALLS)
     if (input.atomicRequired && input.calls.length > 1) throw new AtomicityNotSupportedError()
     if (input.id !== undefined && this.bundles.has(input.id)) throw new DuplicateBundleIdError()
+    const requests: CallRequest[] = input.calls.map((call) => ({ from, to: call.to, data: call.data, value: call.value }))
+    const gas = await planGas(parts.simulate, requests)
+    // Checked again: another request may have taken the id while this one simulated.
+    if (input.id !== undefined && this.bundles.has(input.id)) throw new DuplicateBundleIdError()
     const id = input.id ?? hex(randomBytes(32))
     // Held before the first send, so a second request with the same id is refused meanwhile.
     const bundle: Bundle = { hashes: input.calls.map(() => undefined) }
     this.remember(id, bundle)
-    for (const [i, call] of input.calls.entries()) {
+    for (const [i, req] of requests.entries()) {
       try {
-        bundle.hashes[i] = await parts.send({ from, to: call.to, data: call.data, value: call.value })
+        bundle.hashes[i] = await parts.send({ ...req, gas: gas[i] })
       } catch (error) {
         // Nothing sent: the request fails as eth_sendTransaction would. Later: the EIP's "SHOULD
         // stop executing the calls if any call fails"; the bundle ends as a partial failure.

@@ -28,6 +28,10 @@ function serviceOf(node: DevNode): WalletCalls {
         const first = node.accounts[0]
         return first ? parseAddress(first.address, 'from') : undefined
       },
+      simulate: async (calls) => {
+        const [block] = await node.simulate({ blocks: [{ calls }], validation: false }, { tag: 'pending' })
+        return block?.calls ?? []
+      },
       send: (req) => node.sendTransaction(req),
       receipt: (hash) => node.getReceipt(hash),
       waiting: (hash) => node.isPooled(hash) || node.chain.getTx(hash) !== undefined,
