@@ -175,6 +175,20 @@ describe('Otterscan API beside anvil (ethereum profile)', () => {
     }
   })
 
+  it("answers Otterscan's connection probe: one batch, every call a result", async () => {
+    const batch = ['eth_blockNumber', 'erigon_getHeaderByNumber', 'ots_getApiLevel', 'eth_chainId'].map((method, id) => ({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: method === 'erigon_getHeaderByNumber' ? ['latest'] : [],
+    }))
+    const { text } = await node.raw(JSON.stringify(batch))
+    const answers = JSON.parse(text).sort((a: Json, b: Json) => a.id - b.id)
+    expect(answers.map((a: Json) => a.error)).toEqual([undefined, undefined, undefined, undefined])
+    expect(answers[1].result.number).toBe(answers[0].result)
+    expect(answers[2].result).toBe(8)
+  })
+
   it('ots_hasCode: true for the deployed contract, false for an account', async () => {
     expect(await both('ots_hasCode', () => [C, 'latest'])).toEqual([true, true])
     expect(await both('ots_hasCode', () => [SENDER, 'latest'])).toEqual([false, false])
