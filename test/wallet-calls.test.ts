@@ -76,6 +76,23 @@ describe('EIP-5792 wallet calls, mining on', () => {
     expect(await node.publicClient.getBalance({ address: b })).toBe(parseEther('2'))
   })
 
+  it('two bundles from one sender at once: each takes consecutive nonces', async () => {
+    const calls = [
+      { to: dev, value: 1n },
+      { to: dev, value: 2n },
+      { to: dev, value: 3n },
+    ]
+    const ids = await Promise.all([wallet.sendCalls({ account: dev, calls }), wallet.sendCalls({ account: dev, calls })])
+    for (const x of ids) {
+      const done = await wallet.waitForCallsStatus({ ...x, timeout: 30_000 })
+      expect(done.statusCode).toBe(200)
+      const txs = await Promise.all(
+        (done.receipts ?? []).map((r) => node.publicClient.getTransaction({ hash: r.transactionHash })),
+      )
+      expect(txs.map((t) => t.nonce - txs[0].nonce)).toEqual([0, 1, 2])
+    }
+  })
+
   it('sendCalls from an impersonated account', async () => {
     const who = '0x00000000000000000000000000000000000c0ffe' as Hex
     await node.rpc('anvil_setBalance', [who, toHex(parseEther('10'))])
@@ -121,6 +138,7 @@ describe('EIP-5792 wallet calls, mining on', () => {
     expect(await send({ calls: Array.from({ length: 257 }, () => ({ to: dev })) })).toBe(5740)
     expect(await send({ calls: [] })).toBe(-32602)
     expect(await send({ calls: [{ to: '0x12' }] })).toBe(-32602)
+    expect(await send({ calls: [{ to: dev, value: toHex(2n ** 256n) }] })).toBe(-32602)
     expect(await send({ chainId: undefined })).toBe(-32602)
     // An optional capability the node does not know is ignored, as the EIP says.
     const ok = await node.rpc('wallet_sendCalls', [

@@ -5,6 +5,7 @@
 // Not atomic: a wallet that is an EOA has no way to run several calls in one transaction without a
 // batching contract, so the node says `atomic: unsupported` and refuses `atomicRequired`.
 import { randomBytes } from 'node:crypto'
+import { SenderLocks } from '../admission/sender-locks.js'
 import type { CallRequest, IncludedTx } from '../types.js'
 import {
   AtomicityNotSupportedError,
@@ -82,6 +83,7 @@ const hex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
 
 export class WalletCalls {
   private readonly bundles = new Map<string, Bundle>()
+  private readonly senders = new SenderLocks()
 
   constructor(private readonly parts: WalletCallsParts) {}
 
@@ -105,12 +107,19 @@ export class WalletCalls {
     if (input.atomicRequired && input.calls.length > 1) throw new AtomicityNotSupportedError()
     if (input.id !== undefined && this.bundles.has(input.id)) throw new DuplicateBundleIdError()
     const requests: CallRequest[] = input.calls.map((call) => ({ from, to: call.to, data: call.data, value: call.value }))
+    // One bundle at a time per sender, so a bundle's transactions take consecutive nonces.
+    return this.senders.with(hex(from), () => this.send(requests, input.id))
+  }
+
+  /** Measures, then sends each call in order; the bundle's id. */
+  private async send(requests: CallRequest[], appId: string | undefined): Promise<string> {
+    const { parts } = this
     const gas = await planGas(parts.simulate, requests)
-    // Checked again: another request may have taken the id while this one simulated.
-    if (input.id !== undefined && this.bundles.has(input.id)) throw new DuplicateBundleIdError()
-    const id = input.id ?? hex(randomBytes(32))
+    // Checked again: another request may have taken the id while this one waited.
+    if (appId !== undefined && this.bundles.has(appId)) throw new DuplicateBundleIdError()
+    const id = appId ?? hex(randomBytes(32))
     // Held before the first send, so a second request with the same id is refused meanwhile.
-    const bundle: Bundle = { hashes: input.calls.map(() => undefined) }
+    const bundle: Bundle = { hashes: requests.map(() => undefined) }
     this.remember(id, bundle)
     for (const [i, req] of requests.entries()) {
       try {

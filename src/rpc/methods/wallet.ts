@@ -7,7 +7,7 @@ import { expectArgs } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
 import { formatReceipt } from '../format.js'
 import { parseAddress, parseData, parseQuantity, toQuantity } from '../hex.js'
-import { isObject } from '../params.js'
+import { isObject, parseBoundedQuantity } from '../params.js'
 import type { MethodGroup } from './group.js'
 
 /** The EIP's limit on a bundle id. */
@@ -64,7 +64,7 @@ function parseCall(value: unknown, name: string): CallInput {
   return {
     to: present('to') ? parseAddress(value.to, `${name}.to`) : undefined,
     data: present('data') ? parseData(value.data, `${name}.data`) : undefined,
-    value: present('value') ? parseQuantity(value.value, `${name}.value`) : undefined,
+    value: present('value') ? parseBoundedQuantity(value.value, `${name}.value`, 256) : undefined,
     capabilities: parseCapabilities(value.capabilities, `${name}.capabilities`),
   }
 }
