@@ -1,9 +1,13 @@
 // EIP-5792 on the node, through viem's wallet actions as a Base app calls them: capabilities, call
 // bundles from a node-held (json-rpc) account and an impersonated one, statuses from receipts
 // (pending, confirmed, partial failure), and the EIP's error codes.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import solc from 'solc'
 import { createWalletClient, getAddress, type Hex, http, parseEther, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundleStatus } from '../src/node/wallet-calls/status.js'
+import { ROOT } from './cli.js'
 import { startTestNode, type TestNode } from './helpers.js'
 
 /** Runtime code that succeeds once (sets slot 0) and reverts on every call after. */
@@ -211,6 +215,83 @@ describe('EIP-5792 wallet calls, mining off: calls measured in order, statuses f
     expect((b.receipts ?? []).map((r) => r.status)).toEqual(['success', 'reverted'])
     expect([c.status, c.statusCode]).toEqual(['failure', 500])
     expect((c.receipts ?? []).map((r) => r.status)).toEqual(['reverted'])
+  })
+})
+
+/** An ERC-7821 batch executor: solady's, compiled here (an account delegates to it by EIP-7702). */
+function compileBatcher(): Hex {
+  const source = 'pragma solidity ^0.8.4;\nimport {ERC7821} from "solady/accounts/ERC7821.sol";\ncontract Batcher is ERC7821 {}\n'
+  const input = {
+    language: 'Solidity',
+    sources: { 'Batcher.sol': { content: source } },
+    settings: {
+      evmVersion: 'cancun',
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { Batcher: ['evm.bytecode.object'] } },
+    },
+  }
+  const findImports = (path: string) => ({
+    contents: readFileSync(join(ROOT, 'node_modules', path.replace(/^solady\//, 'solady/src/')), 'utf8'),
+  })
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }))
+  const object = output.contracts?.['Batcher.sol']?.Batcher?.evm?.bytecode?.object
+  if (!object) throw new Error(`solc: ${JSON.stringify(output.errors)}`)
+  return `0x${object}`
+}
+
+describe('EIP-5792 atomic bundles: an account delegated (EIP-7702) to an ERC-7821 executor', () => {
+  let node: TestNode
+  let owner: Hex
+  let wallet: ReturnType<typeof createWalletClient>
+  const REVERTS = '0x00000000000000000000000000000000000dead1' as Hex
+
+  beforeAll(async () => {
+    node = await startTestNode()
+    wallet = createWalletClient({ chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }), pollingInterval: 20 })
+    const deployer = node.wallet(0)
+    const hash = await deployer.deployContract({ abi: [], bytecode: compileBatcher() })
+    const batcher = (await node.publicClient.waitForTransactionReceipt({ hash })).contractAddress as Hex
+    const local = node.wallet(1)
+    owner = local.account.address
+    const authorization = await local.signAuthorization({ contractAddress: batcher, executor: 'self' })
+    const set = await local.sendTransaction({ authorizationList: [authorization], to: owner, data: '0x' })
+    await node.publicClient.waitForTransactionReceipt({ hash: set })
+    await node.rpc('anvil_setCode', [REVERTS, '0x5f5ffd'])
+  }, 60_000)
+  afterAll(() => node?.stop())
+
+  it('capabilities: atomic supported for the delegated account, unsupported for a plain one', async () => {
+    expect(await wallet.getCapabilities({ account: owner })).toEqual({ [node.chainId]: { atomic: { status: 'supported' } } })
+    const plain = getAddress(node.accounts[2].address)
+    expect(await wallet.getCapabilities({ account: plain })).toEqual({ [node.chainId]: { atomic: { status: 'unsupported' } } })
+  })
+
+  it('sendCalls with atomicRequired: one transaction (the account calling its own execute), one receipt, atomic', async () => {
+    const [a, b] = ['0x00000000000000000000000000000000000000d1', '0x00000000000000000000000000000000000000d2'] as const
+    const { id } = await wallet.sendCalls({
+      account: owner,
+      forceAtomic: true,
+      calls: [
+        { to: a, value: 5n },
+        { to: b, value: 7n },
+      ],
+    })
+    const done = await wallet.waitForCallsStatus({ id, timeout: 30_000 })
+    expect([done.status, done.statusCode, done.atomic]).toEqual(['success', 200, true])
+    expect(done.receipts).toHaveLength(1)
+    const tx = await node.publicClient.getTransaction({ hash: (done.receipts ?? [])[0].transactionHash })
+    expect([tx.from, tx.to]).toEqual([owner.toLowerCase(), owner.toLowerCase()])
+    expect(await node.publicClient.getBalance({ address: a })).toBe(5n)
+    expect(await node.publicClient.getBalance({ address: b })).toBe(7n)
+  })
+
+  it('a batch with a reverting call is refused whole before anything is sent', async () => {
+    const a = '0x00000000000000000000000000000000000000d3' as Hex
+    const nonce = await node.publicClient.getTransactionCount({ address: owner, blockTag: 'pending' })
+    const sent = wallet.sendCalls({ account: owner, calls: [{ to: a, value: 1n }, { to: REVERTS }] })
+    await expect(sent).rejects.toThrow(/revert/i)
+    expect(await node.publicClient.getTransactionCount({ address: owner, blockTag: 'pending' })).toBe(nonce)
+    expect(await node.publicClient.getBalance({ address: a })).toBe(0n)
   })
 })
 

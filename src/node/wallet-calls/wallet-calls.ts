@@ -2,11 +2,13 @@
 // ones eth_sendTransaction sends for): each call goes out as the sender's next transaction through
 // the same admission path, in order, with gas measured by simulating the calls in order first
 // (plan.ts), and the bundle's status is read back from their receipts.
-// Not atomic: a wallet that is an EOA has no way to run several calls in one transaction without a
-// batching contract, so the node says `atomic: unsupported` and refuses `atomicRequired`.
+// Atomic only where the account itself can batch (ERC-7821 code it delegated to, erc7821.ts): an
+// EOA has no way to run several calls in one transaction, so for it the node says `atomic:
+// unsupported` and refuses `atomicRequired`.
 import { randomBytes } from 'node:crypto'
 import { SenderLocks } from '../admission/sender-locks.js'
 import type { CallRequest, IncludedTx } from '../types.js'
+import { batchable, executeRequest, saysSupported, supportsBatchRequest } from './erc7821.js'
 import {
   AtomicityNotSupportedError,
   BundleTooLargeError,
@@ -53,6 +55,8 @@ export interface WalletCallsParts {
   /** Whether eth_sendTransaction from `address` would be sent (a dev key, or impersonated). */
   holds(address: Uint8Array): boolean
   defaultSender(): Uint8Array | undefined
+  /** eth_call on the pre-confirmed state: the output. */
+  call(req: CallRequest): Promise<Uint8Array>
   /** The calls in order on the pre-confirmed state (eth_simulateV1 without validation). */
   simulate: SimulateCalls
   /** eth_sendTransaction's path: fills, signs (or sends unsigned), pools; the hash. */
@@ -88,11 +92,12 @@ export class WalletCalls {
   constructor(private readonly parts: WalletCallsParts) {}
 
   /** wallet_getCapabilities: per chain (the node's one), what the node offers for `address`. */
-  capabilities(address: Uint8Array | undefined, chainIds?: bigint[]): Record<string, Record<string, unknown>> {
+  async capabilities(address: Uint8Array | undefined, chainIds?: bigint[]): Promise<Record<string, Record<string, unknown>>> {
     if (address && !this.parts.holds(address)) throw new UnauthorizedAccountError(hex(address))
     const { chainId } = this.parts
     if (chainIds && !chainIds.includes(chainId)) return {}
-    return { [`0x${chainId.toString(16)}`]: { atomic: { status: 'unsupported' } } }
+    const status = address && (await this.canBatch(address)) ? 'supported' : 'unsupported'
+    return { [`0x${chainId.toString(16)}`]: { atomic: { status } } }
   }
 
   /** wallet_sendCalls: checks the request, then sends each call in order; the bundle's id. */
@@ -104,9 +109,12 @@ export class WalletCalls {
     requireSupported(input.capabilities)
     for (const call of input.calls) requireSupported(call.capabilities)
     if (input.calls.length > MAX_CALLS) throw new BundleTooLargeError(input.calls.length, MAX_CALLS)
-    if (input.atomicRequired && input.calls.length > 1) throw new AtomicityNotSupportedError()
     if (input.id !== undefined && this.bundles.has(input.id)) throw new DuplicateBundleIdError()
-    const requests: CallRequest[] = input.calls.map((call) => ({ from, to: call.to, data: call.data, value: call.value }))
+    let requests: CallRequest[] = input.calls.map((call) => ({ from, to: call.to, data: call.data, value: call.value }))
+    // Several calls: one transaction when the account can batch them, else one each (unless the
+    // app requires atomicity). A single call is one transaction either way.
+    if (requests.length > 1 && batchable(requests) && (await this.canBatch(from))) requests = [executeRequest(from, requests)]
+    else if (input.atomicRequired && requests.length > 1) throw new AtomicityNotSupportedError()
     // One bundle at a time per sender, so a bundle's transactions take consecutive nonces.
     return this.senders.with(hex(from), () => this.send(requests, input.id))
   }
@@ -160,6 +168,15 @@ export class WalletCalls {
     const { status, receipts } = this.status(id)
     const hashes = receipts.map((r) => hex(r.tx.hash)).join(', ')
     this.parts.log(`wallet_showCallsStatus ${id}: status ${status}, ${receipts.length} receipt(s)${hashes ? `: ${hashes}` : ''}`)
+  }
+
+  /** Whether `account` runs ERC-7821 batches (asked by eth_call; a failing call is a no). */
+  private async canBatch(account: Uint8Array): Promise<boolean> {
+    try {
+      return saysSupported(await this.parts.call(supportsBatchRequest(account)))
+    } catch {
+      return false
+    }
   }
 
   private remember(id: string, bundle: Bundle): void {

@@ -28,6 +28,7 @@ function serviceOf(node: DevNode): WalletCalls {
         const first = node.accounts[0]
         return first ? parseAddress(first.address, 'from') : undefined
       },
+      call: (req) => node.call(req, { tag: 'pending' }),
       simulate: async (calls) => {
         const [block] = await node.simulate({ blocks: [{ calls }], validation: false }, { tag: 'pending' })
         return block?.calls ?? []
@@ -70,7 +71,7 @@ function parseCall(value: unknown, name: string): CallInput {
 }
 
 export const walletMethods: MethodGroup = (node) => ({
-  wallet_getCapabilities: (params) => {
+  wallet_getCapabilities: async (params) => {
     expectArgs(params, 0, 2)
     const [address, chainIds] = params
     const account = address === undefined || address === null ? undefined : parseAddress(address, 'address')
@@ -78,7 +79,7 @@ export const walletMethods: MethodGroup = (node) => ({
       throw invalidParams('invalid argument 1: expected an array of chain ids')
     }
     const ids = chainIds?.map((c, i) => parseQuantity(c, `chainIds[${i}]`))
-    return serviceOf(node).capabilities(account, ids)
+    return await serviceOf(node).capabilities(account, ids)
   },
   wallet_sendCalls: async (params) => {
     expectArgs(params, 1, 1)
