@@ -1,6 +1,7 @@
 // EIP-5792 on the node, through viem's wallet actions as a Base app calls them: capabilities, call
 // bundles from a node-held (json-rpc) account and an impersonated one, statuses from receipts
-// (pending, confirmed, partial failure), and the EIP's error codes.
+// (pending, confirmed, reverted, partial failure, dropped), atomic bundles through an account
+// delegated to an ERC-7821 executor, and the EIP's error codes.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import solc from 'solc'
@@ -215,6 +216,21 @@ describe('EIP-5792 wallet calls, mining off: calls measured in order, statuses f
     expect((b.receipts ?? []).map((r) => r.status)).toEqual(['success', 'reverted'])
     expect([c.status, c.statusCode]).toEqual(['failure', 500])
     expect((c.receipts ?? []).map((r) => r.status)).toEqual(['reverted'])
+  })
+
+  it('a bundle whose transactions are dropped from the pool: 400, no receipts', async () => {
+    const { id } = await wallet.sendCalls({
+      account: dev,
+      calls: [
+        { to: dev, value: 1n },
+        { to: dev, value: 2n },
+      ],
+    })
+    expect((await wallet.getCallsStatus({ id })).statusCode).toBe(100)
+    await node.rpc('anvil_dropAllTransactions')
+    const dropped = await wallet.getCallsStatus({ id })
+    expect([dropped.status, dropped.statusCode]).toEqual(['failure', 400])
+    expect(dropped.receipts).toEqual([])
   })
 })
 
