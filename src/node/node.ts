@@ -36,6 +36,7 @@ import type {
   StateOverrides,
   TxRecord,
 } from './types.js'
+import { WalletCalls } from './wallet-calls/wallet-calls.js'
 
 export type { FeeHistory }
 
@@ -57,6 +58,8 @@ export class DevNode {
   readonly pruner: StatePruner | undefined
   /** Pre-confirmation faults injected on purpose (faults/): drops, halts, restarts, jitter. */
   readonly faults: PreconfFaults
+  /** EIP-5792's bundles of calls from the accounts the node holds (wallet_sendCalls). */
+  readonly walletCalls: WalletCalls
   private readonly ctx: NodeContext
   private readonly executor: Executor
   private readonly admission: Admission
@@ -77,6 +80,23 @@ export class DevNode {
       pruner: this.pruner,
       faults: this.faults,
     } = parts)
+    this.walletCalls = new WalletCalls({
+      chainId: this.chainId,
+      holds: (a) => this.devAccount(a) !== undefined || this.dev.impersonating(a),
+      defaultSender: () => {
+        const first = this.accounts[0]
+        return first ? Uint8Array.from(Buffer.from(first.address.slice(2), 'hex')) : undefined
+      },
+      call: (req) => this.call(req, { tag: 'pending' }),
+      simulate: async (calls) => {
+        const [block] = await this.simulate({ blocks: [{ calls }], validation: false }, { tag: 'pending' })
+        return block?.calls ?? []
+      },
+      send: (req) => this.sendTransaction(req),
+      receipt: (hash) => this.getReceipt(hash),
+      waiting: (hash) => this.isPooled(hash) || this.chain.getTx(hash) !== undefined,
+      log: ctx.log,
+    })
   }
 
   /** A node; with `fork` (startNode connects first, to know the chain id), that fork's. */

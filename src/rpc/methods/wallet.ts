@@ -1,8 +1,7 @@
 // EIP-5792's wallet methods for the accounts the node holds: wallet_getCapabilities,
 // wallet_sendCalls, wallet_getCallsStatus, wallet_showCallsStatus. The requests are parsed here;
 // node/wallet-calls/ sends the calls and reads their statuses back.
-import type { DevNode } from '../../node/node.js'
-import { type CallInput, type CapabilityRequests, WalletCalls } from '../../node/wallet-calls/wallet-calls.js'
+import type { CallInput, CapabilityRequests } from '../../node/wallet-calls/wallet-calls.js'
 import { expectArgs } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
 import { formatReceipt } from '../format.js'
@@ -12,36 +11,6 @@ import type { MethodGroup } from './group.js'
 
 /** The EIP's limit on a bundle id. */
 const MAX_ID_BYTES = 4096
-
-/** One service per node, whichever transports (HTTP, WebSocket) build their method tables from it. */
-const services = new WeakMap<DevNode, WalletCalls>()
-
-function serviceOf(node: DevNode): WalletCalls {
-  let service = services.get(node)
-  if (!service) {
-    const { silent, logger } = node.options
-    const log = silent ? () => {} : (logger ?? ((line: string) => console.error(`pcnode: ${line}`)))
-    service = new WalletCalls({
-      chainId: node.chainId,
-      holds: (a) => node.devAccount(a) !== undefined || node.dev.impersonating(a),
-      defaultSender: () => {
-        const first = node.accounts[0]
-        return first ? parseAddress(first.address, 'from') : undefined
-      },
-      call: (req) => node.call(req, { tag: 'pending' }),
-      simulate: async (calls) => {
-        const [block] = await node.simulate({ blocks: [{ calls }], validation: false }, { tag: 'pending' })
-        return block?.calls ?? []
-      },
-      send: (req) => node.sendTransaction(req),
-      receipt: (hash) => node.getReceipt(hash),
-      waiting: (hash) => node.isPooled(hash) || node.chain.getTx(hash) !== undefined,
-      log,
-    })
-    services.set(node, service)
-  }
-  return service
-}
 
 function parseId(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0)
@@ -79,7 +48,7 @@ export const walletMethods: MethodGroup = (node) => ({
       throw invalidParams('invalid argument 1: expected an array of chain ids')
     }
     const ids = chainIds?.map((c, i) => parseQuantity(c, `chainIds[${i}]`))
-    return await serviceOf(node).capabilities(account, ids)
+    return await node.walletCalls.capabilities(account, ids)
   },
   wallet_sendCalls: async (params) => {
     expectArgs(params, 1, 1)
@@ -91,7 +60,7 @@ export const walletMethods: MethodGroup = (node) => ({
     if (req.atomicRequired !== undefined && typeof req.atomicRequired !== 'boolean') {
       throw invalidParams('invalid argument 0: atomicRequired must be a boolean')
     }
-    const id = await serviceOf(node).sendCalls({
+    const id = await node.walletCalls.sendCalls({
       chainId: parseQuantity(req.chainId, 'chainId'),
       from: req.from === undefined || req.from === null ? undefined : parseAddress(req.from, 'from'),
       id: req.id === undefined || req.id === null ? undefined : parseId(req.id, 'id'),
@@ -103,7 +72,7 @@ export const walletMethods: MethodGroup = (node) => ({
   },
   wallet_getCallsStatus: (params) => {
     expectArgs(params, 1, 1)
-    const s = serviceOf(node).status(parseId(params[0], 'id'))
+    const s = node.walletCalls.status(parseId(params[0], 'id'))
     return {
       version: '2.0.0',
       id: s.id,
@@ -116,7 +85,7 @@ export const walletMethods: MethodGroup = (node) => ({
   /** A node has no screen: the status goes to the node's log, and the answer is null. */
   wallet_showCallsStatus: (params) => {
     expectArgs(params, 1, 1)
-    serviceOf(node).show(parseId(params[0], 'id'))
+    node.walletCalls.show(parseId(params[0], 'id'))
     return null
   },
 })
