@@ -1,8 +1,9 @@
 // Bundles the compiled CLI and library, dependencies included, into dist/bundle/ (the package's
 // entry points; `npm run build` runs tsc, then this). Unbundled, starting pcnode has Node resolve,
 // read and compile over a thousand ES module files (ethereumjs and viem are hundreds of small
-// ones): the engine was ready ~0.7 s after the import, ~0.3 s bundled, with ~20 MiB less at start
-// (issue 18). Code shared by the two entries goes in chunks; dynamic imports stay lazy.
+// ones), which more than doubles the time until the engine is ready and costs memory at start
+// (docs/performance.md has the figures). Code shared by the two entries goes in chunks; dynamic
+// imports stay lazy.
 import { build } from 'esbuild'
 
 await build({

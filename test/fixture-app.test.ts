@@ -1,4 +1,4 @@
-// The README's fixture app (examples/preconf-fallback.mjs), run as a user runs it against a node
+// The faults page's fixture app (docs/faults.md, examples/preconf-fallback.mjs), run as a user runs it against a node
 // started as `pcnode start --preconf-drop-rate 0.2 --preconf-seed 1`: the pre-confirmations the seed
 // drops are noticed and sent again, and every transfer ends up sealed.
 import { describe, expect, it } from 'vitest'
@@ -7,7 +7,7 @@ import { runNode } from './cli.js'
 import { useTestNode } from './helpers.js'
 
 describe('examples/preconf-fallback.mjs', () => {
-  // The README's flags; shorter blocks so the run is quick (the drops do not depend on timing).
+  // The faults page's flags; shorter blocks so the run is quick (the drops do not depend on timing).
   const node = useTestNode({ preconfDropRate: 0.2, preconfSeed: 1, blockTime: 300, preconfInterval: 50 })
 
   it('notices each dropped pre-confirmation, sends it again, and gets every transfer sealed', async () => {

@@ -137,7 +137,7 @@ export function registerStart(program: Command): void {
           `${DEFAULTS.l1BaseFeeScalar},${DEFAULTS.l1BlobBaseFeeScalar}`,
         ),
     )
-    // Fork mode (README "Fork a live chain"): the node starts from a live chain's block, reading its state lazily.
+    // Fork mode (docs/fork.md): the node starts from a live chain's block, reading its state lazily.
     .addOption(
       listOption(
         '--fork-url <url>',
@@ -157,7 +157,7 @@ export function registerStart(program: Command): void {
     )
     .option('--no-fork-cache', 'keep nothing read from the fork on disk')
     .option('--no-remote-reset', "refuse anvil_reset onto a URL other than the fork's own (the node would fetch it)")
-    // Pre-confirmation faults (src/node/faults, README "Pre-confirmation faults"): each one is logged as it happens.
+    // Pre-confirmation faults (src/node/faults, docs/faults.md): each one is logged as it happens.
     .option(
       '--preconf-drop-rate <rate>',
       'fraction of pre-confirmed transactions left out of the block as it seals, 0 to 1 (seeded)',
