@@ -7,6 +7,7 @@ const SLOW = [
   'test/state-file.test.ts',
   'test/browser.test.ts',
   'test/browser-origin.test.ts',
+  'test/explorer.test.ts',
   'test/ws-backlog.test.ts',
   'test/cli-send.test.ts',
   'test/cli-rpc-url.test.ts',

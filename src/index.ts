@@ -56,6 +56,7 @@ export async function startNode(options: NodeOptions = {}): Promise<StartedNode>
   const server = await startRpcServer(dispatcher, resolved.host, resolved.port, {
     allowOrigins: resolved.allowOrigins,
     allowHosts: resolved.allowHosts,
+    explorer: resolved.explorer,
   })
   let node: DevNode
   try {

@@ -74,6 +74,8 @@ const VOCABULARY = ['types', 'errors', 'bytes', 'header-fields', 'fees', 'accoun
  */
 const LAYERS: readonly (string | readonly string[])[] = [
   'src/shared/',
+  // The explorer page is a string: under the node, so it can import nothing of it.
+  'src/explorer/',
   'src/contracts/',
   'src/chain.ts',
   VOCABULARY,

@@ -90,6 +90,7 @@ export function banner(chalk: ChalkInstance, started: StartedNode, flags: StartF
     lines.push('', `State file:        ${stateFile}`, `                   ${loaded}`)
   }
   lines.push('', `${chalk.green('RPC')}        ${started.rpcUrl}`, `${chalk.green('WebSocket')}  ${started.wsUrl}`)
+  if (options.explorer) lines.push(`${chalk.green('Explorer')}   ${started.rpcUrl}/`)
   if (facts.app) {
     // The example typed-data app: the page at /, /typed-data/prepare and /typed-data/verify.
     const { app } = facts

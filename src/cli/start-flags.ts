@@ -45,6 +45,8 @@ export type StartFlags = Required<Pick<NodeOptions, (typeof AS_OPTIONS)[number]>
     forkCache: boolean
     /** --no-remote-reset: allowRemoteReset. */
     remoteReset: boolean
+    /** --no-explorer: explorer. */
+    explorer: boolean
     silent?: boolean
     json?: boolean
   }
@@ -66,6 +68,7 @@ export function nodeOptions(flags: StartFlags, quiet: boolean): NodeOptions {
     allowOrigins: flags.allowOrigin,
     allowHosts: flags.allowHost,
     allowRemoteReset: flags.remoteReset,
+    explorer: flags.explorer,
     silent: quiet, // the library stays silent by default; the CLI shows hints and console.log
     logger: (line) => console.error(line),
   }

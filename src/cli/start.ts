@@ -156,6 +156,7 @@ export function registerStart(program: Command): void {
       parseInteger('fork chain id', 1),
     )
     .option('--no-fork-cache', 'keep nothing read from the fork on disk')
+    .option('--no-explorer', 'serve no explorer page at GET / on the node port')
     .option('--no-remote-reset', "refuse anvil_reset onto a URL other than the fork's own (the node would fetch it)")
     // Pre-confirmation faults (src/node/faults, docs/faults.md): each one is logged as it happens.
     .option(

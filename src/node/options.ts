@@ -84,6 +84,8 @@ export interface NodeOptions {
    * (--no-remote-reset). anvil_reset without a URL works either way.
    */
   allowRemoteReset?: boolean
+  /** Serve the explorer page (docs/explorer.md) at GET / on the node's port (default true; --no-explorer). */
+  explorer?: boolean
   /** Print nothing (library default). */
   silent?: boolean
   /** Where log lines go when not silent. */
@@ -127,6 +129,7 @@ export const DEFAULTS: ResolvedOptions = {
   allowOrigins: [],
   allowHosts: [],
   allowRemoteReset: true,
+  explorer: true,
   silent: true,
 }
 

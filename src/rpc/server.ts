@@ -2,6 +2,7 @@
 // nothing of methods or the chain. Who may call it (Host, Origin, content type) is shared/access.ts's rule.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import { EXPLORER_HTML, explorerHeaders } from '../explorer/index.js'
 import { type AccessOptions, AccessPolicy, CONTENT_TYPE_REFUSAL, isJsonContentType, type Refusal } from '../shared/access.js'
 import type { Dispatcher, RpcConnection } from './dispatch.js'
 import { BacklogBudget } from './ws-backlog.js'
@@ -19,7 +20,10 @@ function send(res: ServerResponse, status: number, body: string, headers: string
 }
 
 /** Who may call the server beyond loopback pages and Host names (shared/access.ts); none by default. */
-export type RpcAccess = Pick<AccessOptions, 'allowOrigins' | 'allowHosts'>
+export type RpcAccess = Pick<AccessOptions, 'allowOrigins' | 'allowHosts'> & {
+  /** Answer GET / and /index.html with the explorer page (src/explorer/); off unless asked. */
+  explorer?: boolean
+}
 
 export interface RpcServer {
   server: Server
@@ -38,7 +42,8 @@ export async function startRpcServer(
   access: RpcAccess = {},
 ): Promise<RpcServer> {
   const policy = new AccessPolicy({ ...access, boundHost: host })
-  const server = createServer((req, res) => handleHttp(dispatcher, policy, req, res))
+  const explorer = access.explorer === true
+  const server = createServer((req, res) => handleHttp(dispatcher, policy, explorer, req, res))
   server.keepAliveTimeout = 65_000
   const sockets = new Set<Socket>()
   server.on('connection', (socket) => {
@@ -75,7 +80,13 @@ export async function startRpcServer(
  * geth's order (node/rpcstack.go, rpc/http.go validateRequest): Host, then Origin, then method, size
  * and content type; nothing reaches the dispatcher before all of them pass.
  */
-function handleHttp(dispatcher: Dispatcher, policy: AccessPolicy, req: IncomingMessage, res: ServerResponse): void {
+function handleHttp(
+  dispatcher: Dispatcher,
+  policy: AccessPolicy,
+  explorer: boolean,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const refusal = policy.check(req.headers)
   if (refusal) {
     refuse(res, refusal)
@@ -87,6 +98,11 @@ function handleHttp(dispatcher: Dispatcher, policy: AccessPolicy, req: IncomingM
     return
   }
   const cors = policy.corsHeaders(req.headers)
+  // The page calls the node from its own origin, which the Origin rule already lets through.
+  if (explorer && req.method === 'GET' && isExplorerPath(req.url)) {
+    send(res, 200, EXPLORER_HTML, [...cors, ...explorerHeaders(req.headers.host)])
+    return
+  }
   if (req.method !== 'POST') {
     const text = 'pcnode JSON-RPC endpoint: POST JSON-RPC 2.0 requests here (WebSocket on the same port).\n'
     send(res, req.method === 'GET' ? 200 : 405, text, [...cors, ...TEXT_HEADERS])
@@ -193,4 +209,10 @@ function attachWebSocket(server: Server, dispatcher: Dispatcher, policy: AccessP
     })
   })
   server.on('close', () => void wssReady.then((wss) => wss.close()))
+}
+
+/** The explorer's own paths, a query string ignored. */
+function isExplorerPath(url: string | undefined): boolean {
+  const path = (url ?? '').split('?')[0]
+  return path === '/' || path === '/index.html'
 }

@@ -1,0 +1,134 @@
+// The explorer's script, first half: a JSON-RPC client of the node's own origin (fetch POST and one
+// WebSocket), DOM and number helpers, the live feed (newHeads; newFlashblocks in its raw payload form,
+// which only the base profile serves) and the router (#block/…, #tx/…, #address/… and the search box).
+// Plain browser JavaScript kept as a string: it runs inline under the page's hash-pinned CSP.
+
+export const SCRIPT_CORE = String.raw`
+'use strict';
+var nextId = 0;
+async function rpc(method, params) {
+  var res = await fetch('/', { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++nextId, method: method, params: params || [] }) });
+  var body = await res.json();
+  if (body.error) { var e = new Error(body.error.message); e.code = body.error.code; e.data = body.error.data; throw e; }
+  return body.result;
+}
+/** The answer, or undefined when the node does not serve the method or refuses the call. */
+async function maybe(method, params) { try { return await rpc(method, params); } catch (e) { return undefined; } }
+
+function el(tag, attrs, children) {
+  var node = document.createElement(tag);
+  if (attrs) for (var k in attrs) { if (attrs[k] !== undefined) node.setAttribute(k, attrs[k]); }
+  (children || []).forEach(function (c) {
+    if (c === undefined || c === null) return;
+    node.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  });
+  return node;
+}
+function link(hashPath, text, cls) { return el('a', { href: '#' + hashPath, 'class': cls }, [text]); }
+function short(hex) { return hex && hex.length > 20 ? hex.slice(0, 10) + '…' + hex.slice(-8) : hex; }
+function num(q) { return q === undefined || q === null ? undefined : BigInt(q); }
+function units(q, decimals) {
+  var v = num(q); if (v === undefined) return '';
+  var neg = v < 0n; if (neg) v = -v;
+  var base = 10n ** BigInt(decimals), whole = v / base, frac = (v % base).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return (neg ? '-' : '') + whole.toString() + (frac ? '.' + frac : '');
+}
+function eth(q) { return units(q, 18) + ' ETH'; }
+function gwei(q) { return units(q, 9) + ' gwei'; }
+function dec(q) { var v = num(q); return v === undefined ? '' : v.toString(); }
+function when(q) { return new Date(Number(BigInt(q)) * 1000).toLocaleTimeString(); }
+function dl(pairs) {
+  var list = el('dl');
+  pairs.forEach(function (p) { if (p && p[1] !== undefined && p[1] !== '') { list.appendChild(el('dt', null, [p[0]])); list.appendChild(el('dd', { 'data-field': p[0] }, [p[1]])); } });
+  return list;
+}
+function show(title, nodes) {
+  var view = document.getElementById('view');
+  view.replaceChildren(el('h2', null, [title]));
+  nodes.forEach(function (n) { if (n) view.appendChild(n); });
+  view.hidden = false;
+}
+
+// The live feed: the latest blocks, newest first.
+var MAX_BLOCKS = 12;
+var shown = new Set();
+function blockRow(b) {
+  return el('li', { 'data-number': dec(b.number) }, [
+    link('block/' + dec(b.number), '#' + dec(b.number)),
+    el('span', { 'class': 'muted' }, [when(b.timestamp)]),
+    el('span', null, [b.transactions.length + ' txs']),
+    el('span', null, [dec(b.gasUsed) + ' gas']),
+  ]);
+}
+function addBlock(b) {
+  if (!b || shown.has(b.hash)) return;
+  shown.add(b.hash);
+  var list = document.getElementById('blocks');
+  var row = blockRow(b), n = BigInt(b.number), before = null;
+  for (var i = 0; i < list.children.length; i++) { if (BigInt(list.children[i].dataset.number) < n) { before = list.children[i]; break; } }
+  list.insertBefore(row, before);
+  while (list.children.length > MAX_BLOCKS) list.removeChild(list.lastChild);
+}
+async function loadRecent() {
+  var head = BigInt(await rpc('eth_blockNumber'));
+  var from = head >= BigInt(MAX_BLOCKS) ? head - BigInt(MAX_BLOCKS) + 1n : 0n;
+  for (var n = from; n <= head; n++) addBlock(await rpc('eth_getBlockByNumber', ['0x' + n.toString(16), false]));
+}
+var flashBlock = null;
+function addFlashblock(p) {
+  var list = document.getElementById('flash-list');
+  document.getElementById('flash').hidden = false;
+  if (p.index === 0 || p.payload_id !== flashBlock) {
+    flashBlock = p.payload_id;
+    list.replaceChildren();
+    var n = p.base ? dec(p.base.block_number) : '?';
+    document.getElementById('flash-block').textContent = 'block #' + n;
+  }
+  list.appendChild(el('li', null, [
+    el('span', null, ['flashblock ' + p.index]),
+    el('span', null, [p.diff.transactions.length + ' txs']),
+    el('span', { 'class': 'muted' }, [dec(p.diff.gas_used) + ' gas so far']),
+  ]));
+}
+function connect() {
+  var ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/');
+  var kinds = {};
+  ws.onopen = function () {
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'heads', method: 'eth_subscribe', params: ['newHeads'] }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'flash', method: 'eth_subscribe', params: ['newFlashblocks', { format: 'payload' }] }));
+    document.getElementById('live').textContent = 'live';
+  };
+  ws.onmessage = function (ev) {
+    var m = JSON.parse(ev.data);
+    if (m.id !== undefined) { if (m.result) kinds[m.result] = m.id; return; }
+    if (m.method !== 'eth_subscription') return;
+    var kind = kinds[m.params.subscription], r = m.params.result;
+    if (kind === 'heads') rpc('eth_getBlockByHash', [r.hash, false]).then(addBlock, function () {});
+    else if (kind === 'flash') addFlashblock(r);
+  };
+  ws.onclose = function () { document.getElementById('live').textContent = 'reconnecting…'; setTimeout(connect, 2000); };
+}
+
+// The router: the search box and links set location.hash; each hash names one view.
+function route() {
+  var parts = location.hash.slice(1).split('/');
+  var kind = parts[0], arg = parts[1];
+  var run = kind === 'tx' ? showTx : kind === 'address' ? showAddress : kind === 'block' ? showBlock : undefined;
+  if (!run || !arg) { document.getElementById('view').hidden = true; return; }
+  show('Loading…', []);
+  run(arg).catch(function (e) { show('Not found', [el('p', { 'class': 'bad' }, [String(e && e.message || e)])]); });
+}
+async function search(q) {
+  q = q.trim();
+  if (/^\d+$/.test(q)) { go('block/' + q); return; }
+  if (/^0x[0-9a-fA-F]{40}$/.test(q)) { go('address/' + q); return; }
+  if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
+    if (await rpc('eth_getTransactionByHash', [q])) { go('tx/' + q); return; }
+    if (await rpc('eth_getBlockByHash', [q, false])) { go('block/' + q); return; }
+    show('Not found', [el('p', null, ['No transaction or block has the hash ' + q + '.'])]);
+    return;
+  }
+  show('Not understood', [el('p', null, ['Give a block number, a block or transaction hash (0x + 64 hex digits) or an address (0x + 40).'])]);
+}
+`

@@ -1,0 +1,106 @@
+// The explorer's script, second half: the block, transaction and address views and the page's start.
+// A transaction shows pcnode_transactionStatus's name for where it is (when the node serves it) and the
+// receipt's outcome; a reverted one its reason from debug_traceTransaction's callTracer (geth's
+// `revertReason`), else from replaying it with eth_call; the call tree is the same callTracer answer.
+
+export const SCRIPT_VIEWS = `
+function go(hash) { if (location.hash === '#' + hash) route(); else location.hash = hash; }
+
+async function showBlock(id) {
+  var byHash = id.length === 66;
+  var b = await rpc(byHash ? 'eth_getBlockByHash' : 'eth_getBlockByNumber', [byHash ? id : '0x' + BigInt(id).toString(16), true]);
+  if (!b) throw new Error('No block ' + id + ' yet.');
+  var txs = el('ul', { 'class': 'rows' });
+  b.transactions.forEach(function (t) {
+    txs.appendChild(el('li', null, [link('tx/' + t.hash, short(t.hash), 'mono'), el('span', { 'class': 'mono' }, [short(t.from) + ' → ' + (t.to ? short(t.to) : 'create')]), el('span', null, [eth(t.value)])]));
+  });
+  show('Block #' + dec(b.number), [
+    dl([['Hash', el('code', null, [b.hash])], ['Time', new Date(Number(BigInt(b.timestamp)) * 1000).toISOString()],
+      ['Transactions', String(b.transactions.length)], ['Gas used', dec(b.gasUsed) + ' of ' + dec(b.gasLimit)],
+      ['Base fee', b.baseFeePerGas ? gwei(b.baseFeePerGas) : undefined], ['Parent', link('block/' + b.parentHash, short(b.parentHash), 'mono')]]),
+    el('h3', null, ['Transactions']), txs,
+  ]);
+}
+
+function callTree(frame) {
+  var head = frame.type + ' ' + short(frame.from) + ' → ' + (frame.to ? short(frame.to) : '?');
+  var value = frame.value && BigInt(frame.value) > 0n ? ' · ' + eth(frame.value) : '';
+  var li = el('li', null, [el('span', { 'class': 'mono' }, [head]), value, ' · gas ' + dec(frame.gasUsed),
+    frame.error ? el('span', { 'class': 'bad' }, [' · ' + frame.error + (frame.revertReason ? ': ' + frame.revertReason : '')]) : null]);
+  if (frame.calls && frame.calls.length) {
+    var sub = el('ul', { 'class': 'tree' });
+    frame.calls.forEach(function (c) { sub.appendChild(callTree(c)); });
+    li.appendChild(sub);
+  }
+  return li;
+}
+
+/** Why a reverted transaction reverted: the tracer's decoded reason, else eth_call's replay error. */
+async function revertReason(tx, receipt, trace) {
+  if (trace && trace.revertReason) return trace.revertReason;
+  try {
+    var at = '0x' + (BigInt(receipt.blockNumber) - 1n).toString(16);
+    await rpc('eth_call', [{ from: tx.from, to: tx.to, data: tx.input, value: tx.value, gas: tx.gas }, at]);
+  } catch (e) { return e.message; }
+  return trace && trace.error ? trace.error : 'reverted without a reason';
+}
+
+var L1_FIELDS = [['L1 fee', 'l1Fee', eth], ['L1 gas used', 'l1GasUsed', dec], ['L1 gas price', 'l1GasPrice', gwei],
+  ['L1 blob base fee', 'l1BlobBaseFee', gwei], ['L1 base fee scalar', 'l1BaseFeeScalar', dec], ['L1 blob base fee scalar', 'l1BlobBaseFeeScalar', dec]];
+
+async function showTx(hash) {
+  var tx = await rpc('eth_getTransactionByHash', [hash]);
+  if (!tx) throw new Error('No transaction ' + hash + '.');
+  var receipt = await rpc('eth_getTransactionReceipt', [hash]);
+  var where = await maybe('pcnode_transactionStatus', [hash]);
+  var outcome = receipt ? (receipt.status === '0x1' ? 'success' : 'reverted') : 'not in a block yet';
+  var status = el('span', { 'class': receipt && receipt.status !== '0x1' ? 'bad' : 'ok' }, [(where ? where.status + ' · ' : '') + outcome]);
+  var trace = receipt ? await maybe('debug_traceTransaction', [hash, { tracer: 'callTracer' }]) : undefined;
+  var pairs = [['Hash', el('code', null, [tx.hash])], ['Status', status],
+    ['Block', tx.blockNumber ? link('block/' + dec(tx.blockNumber), '#' + dec(tx.blockNumber)) : 'pending'],
+    ['From', link('address/' + tx.from, tx.from, 'mono')],
+    ['To', tx.to ? link('address/' + tx.to, tx.to, 'mono') : undefined],
+    ['Created', receipt && receipt.contractAddress ? link('address/' + receipt.contractAddress, receipt.contractAddress, 'mono') : undefined],
+    ['Value', eth(tx.value)], ['Nonce', dec(tx.nonce)],
+    ['Gas used', receipt ? dec(receipt.gasUsed) + ' of ' + dec(tx.gas) : undefined],
+    ['Gas price', receipt && receipt.effectiveGasPrice ? gwei(receipt.effectiveGasPrice) : gwei(tx.gasPrice)]];
+  if (receipt) L1_FIELDS.forEach(function (f) { if (receipt[f[1]] !== undefined && receipt[f[1]] !== null) pairs.push([f[0], f[2](receipt[f[1]])]); });
+  var nodes = [dl(pairs)];
+  if (receipt && receipt.status !== '0x1') nodes.push(el('p', { 'class': 'reason', id: 'revert-reason' }, ['Revert reason: ' + await revertReason(tx, receipt, trace)]));
+  if (receipt && receipt.logs.length) {
+    nodes.push(el('h3', null, ['Logs (' + receipt.logs.length + ')']));
+    receipt.logs.forEach(function (l) {
+      nodes.push(el('div', { 'class': 'log mono' }, [link('address/' + l.address, l.address), el('br'), 'topics: ' + l.topics.join(', '), el('br'), 'data: ' + l.data]));
+    });
+  }
+  if (trace) { nodes.push(el('h3', null, ['Call tree'])); nodes.push(el('ul', { 'class': 'tree', id: 'call-tree' }, [callTree(trace)])); }
+  show('Transaction', nodes);
+}
+
+async function showAddress(address) {
+  var got = await Promise.all([rpc('eth_getBalance', [address, 'latest']), rpc('eth_getTransactionCount', [address, 'latest']), rpc('eth_getCode', [address, 'latest'])]);
+  var nodes = [dl([['Address', el('code', null, [address])], ['Balance', eth(got[0])], ['Nonce', dec(got[1])],
+    ['Code size', ((got[2].length - 2) / 2) + ' bytes']])];
+  var history = await maybe('ots_searchTransactionsBefore', [address, 0, 10]);
+  if (history) {
+    var rows = el('ul', { 'class': 'rows' });
+    history.txs.forEach(function (t) {
+      rows.appendChild(el('li', null, [link('tx/' + t.hash, short(t.hash), 'mono'), link('block/' + dec(t.blockNumber), '#' + dec(t.blockNumber)),
+        el('span', { 'class': 'mono' }, [short(t.from) + ' → ' + (t.to ? short(t.to) : 'create')]), el('span', null, [eth(t.value)])]));
+    });
+    nodes.push(el('h3', null, ['Recent transactions']));
+    nodes.push(history.txs.length ? rows : el('p', { 'class': 'muted' }, ['None.']));
+  }
+  show('Address', nodes);
+}
+
+document.getElementById('search').addEventListener('submit', function (ev) {
+  ev.preventDefault();
+  search(document.getElementById('q').value).catch(function (e) { show('Search failed', [el('p', { 'class': 'bad' }, [e.message])]); });
+});
+window.addEventListener('hashchange', route);
+rpc('eth_chainId').then(function (id) { document.getElementById('chain').textContent = 'chain ' + BigInt(id).toString(); }, function () {});
+loadRecent().catch(function () {});
+connect();
+route();
+`

@@ -1,0 +1,224 @@
+// The explorer page the node serves at GET / (src/explorer/), in Debian's Chromium through Playwright, against a
+// real node: a new block arrives live; a transfer from a dev account is found through the search box and shows
+// its from, to, value and status; a reverted call shows its reason; a contract creation its created address; a
+// 375 px phone screen scrolls no sideways; the page logs no error and every request it makes goes to the node's
+// own origin. With fetch: the page's headers (strict CSP), other GETs and POST JSON-RPC as before, and
+// `explorer: false` answering GET / with the old text.
+// Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
+// (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { Browser, Page } from 'playwright-core'
+import { encodeErrorResult, parseAbi, parseEther, toHex } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { poll, startTestNode, useTestNode } from './helpers.js'
+
+const CHROMIUM = process.env.PCNODE_CHROMIUM ?? '/usr/bin/chromium'
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+]
+const OLD_TEXT = 'pcnode JSON-RPC endpoint: POST JSON-RPC 2.0 requests here (WebSocket on the same port).\n'
+
+function unavailable(): string | undefined {
+  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (apt-get install chromium; .ci/run does it)`
+  try {
+    createRequire(import.meta.url).resolve('playwright-core')
+  } catch {
+    return 'playwright-core is not installed (npm ci)'
+  }
+  return undefined
+}
+const skipReason = unavailable()
+if (skipReason) console.warn(`explorer browser tests skipped: ${skipReason}`)
+
+/** Init code deploying a contract that reverts every call with Error("explorer says no"). */
+function revertingContract(): `0x${string}` {
+  const payload = encodeErrorResult({ abi: parseAbi(['error Error(string)']), errorName: 'Error', args: ['explorer says no'] })
+  const bytes = Buffer.from(payload.slice(2), 'hex')
+  let runtime = ''
+  for (let at = 0; at < bytes.length; at += 32) {
+    const word = Buffer.alloc(32)
+    bytes.copy(word, 0, at, Math.min(at + 32, bytes.length))
+    runtime += `7f${word.toString('hex')}60${at.toString(16).padStart(2, '0')}52` // PUSH32 word PUSH1 at MSTORE
+  }
+  runtime += `60${bytes.length.toString(16).padStart(2, '0')}6000fd` // PUSH1 len PUSH1 0 REVERT
+  const len = (runtime.length / 2).toString(16).padStart(2, '0')
+  // PUSH1 len PUSH1 12 PUSH1 0 CODECOPY PUSH1 len PUSH1 0 RETURN, then the runtime
+  return `0x60${len}600c60003960${len}6000f3${runtime}`
+}
+
+describe('the explorer page over fetch', () => {
+  const node = useTestNode()
+
+  it('answers GET / and /index.html with the page under a strict CSP', async () => {
+    for (const path of ['/', '/index.html']) {
+      const res = await fetch(`${node.rpcUrl}${path}`)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')
+      const csp = res.headers.get('content-security-policy') ?? ''
+      expect(csp).toContain("default-src 'self'")
+      expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/)
+      expect(csp).toContain(`connect-src 'self' ws://127.0.0.1:${node.port}`)
+      expect(csp).toContain('img-src data:')
+      expect(csp).not.toContain('unsafe-eval')
+      const html = await res.text()
+      expect(html).toContain('<title>pcnode explorer</title>')
+      expect(html).not.toMatch(/https?:\/\//)
+    }
+  })
+
+  it('keeps the old text on other GETs and JSON-RPC on POST', async () => {
+    const other = await fetch(`${node.rpcUrl}/other`)
+    expect(other.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    expect(await other.text()).toBe(OLD_TEXT)
+    const answer = await node.rpc('eth_chainId')
+    expect(answer).toEqual({ jsonrpc: '2.0', id: expect.any(Number), result: '0x7a69' })
+  })
+
+  it('answers the old text at GET / with explorer: false', async () => {
+    const off = await startTestNode({ explorer: false })
+    try {
+      const res = await fetch(`${off.rpcUrl}/`)
+      expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+      expect(res.headers.get('content-security-policy')).toBeNull()
+      expect(await res.text()).toBe(OLD_TEXT)
+      expect((await off.rpc('eth_chainId')).result).toBe('0x7a69')
+    } finally {
+      await off.stop()
+    }
+  })
+
+  it('refuses the page to another site, as any request (the origin rules are unchanged)', async () => {
+    const res = await fetch(`${node.rpcUrl}/`, { headers: { origin: 'https://evil.example' } })
+    expect(res.status).toBe(403)
+  })
+})
+
+describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  const node = useTestNode({ blockTime: 1000, preconfInterval: 200 })
+  let browser: Browser
+  let page: Page
+  const problems: string[] = []
+  const requests: string[] = []
+
+  beforeAll(async () => {
+    const { chromium } = await import('playwright-core')
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: 90_000 })
+    const context = await browser.newContext({ viewport: { width: 1000, height: 1000 } })
+    context.on('request', (r) => requests.push(r.url()))
+    page = await context.newPage()
+    page.on('websocket', (ws) => requests.push(ws.url()))
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`)
+    })
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+    await page.goto(`${node.rpcUrl}/`)
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+  })
+
+  /** Waits until the element's text matches; on timeout, fails with what it shows and what the page logged. */
+  async function waitForText(selector: string, pattern: RegExp, timeout = 60_000): Promise<string> {
+    try {
+      await page.waitForFunction(
+        ([sel, source, flags]) =>
+          new RegExp(source, flags).test((globalThis as any).document.querySelector(sel)?.textContent ?? ''),
+        [selector, pattern.source, pattern.flags] as const,
+        { timeout, polling: 50 },
+      )
+    } catch (error) {
+      const shown = await page.textContent(selector).catch(() => '?')
+      throw new Error(`${selector} never matched ${pattern}: it shows ${JSON.stringify(shown)}\n${problems.join('\n')}\n${error}`)
+    }
+    return (await page.textContent(selector)) ?? ''
+  }
+
+  async function searchFor(q: string) {
+    await page.fill('#q', q)
+    await page.click('#search button')
+  }
+
+  it('shows new blocks arriving live and the open block filling with flashblocks', async () => {
+    await waitForText('#live', /^live$/)
+    const first = Number(await page.getAttribute('#blocks li', 'data-number'))
+    await page.waitForFunction(
+      (n) => Number((globalThis as any).document.querySelector('#blocks li')?.dataset.number) > n,
+      first,
+      { timeout: 60_000, polling: 50 },
+    )
+    expect(await page.textContent('#blocks li')).toMatch(/#\d+.*\d+ txs.*\d+ gas/)
+    await waitForText('#flash-list', /flashblock \d+\s*\d+ txs/)
+  }, 90_000)
+
+  it('finds a transfer through the search box and shows from, to, value and status', async () => {
+    const [from, to] = node.accounts
+    const hash = await node.wallet(0).sendTransaction({ to: to.address, value: parseEther('1.5') })
+    await node.publicClient.waitForTransactionReceipt({ hash })
+    await searchFor(hash)
+    const view = await waitForText('#view', /Status/)
+    expect(await page.textContent('[data-field="From"]')).toBe(from.address.toLowerCase())
+    expect(await page.textContent('[data-field="To"]')).toBe(to.address.toLowerCase())
+    expect(await page.textContent('[data-field="Value"]')).toBe('1.5 ETH')
+    expect(await page.textContent('[data-field="Status"]')).toMatch(/^(confirmed|preconfirmed) · success$/)
+    expect(view).toContain('L1 fee')
+    expect(await page.textContent('#call-tree')).toMatch(/^CALL /)
+    // The sender's address view lists the transfer (ots_searchTransactionsBefore) once its block is sealed
+    // (the receipt above may be a pre-confirmation).
+    await poll(
+      () => node.publicClient.getTransactionCount({ address: from.address, blockTag: 'latest' }),
+      (n) => n === 1,
+      { timeoutMs: 60_000 },
+    )
+    await searchFor(from.address)
+    await waitForText('#view', new RegExp(`Recent transactions.*${hash.slice(0, 10)}`))
+    expect(await page.textContent('[data-field="Nonce"]')).toBe('1')
+  }, 90_000)
+
+  it("shows a contract creation's created address and a reverted call's reason", async () => {
+    const wallet = node.wallet(2)
+    const deploy = await wallet.sendTransaction({ data: revertingContract(), gas: 200_000n })
+    const created = await node.publicClient.waitForTransactionReceipt({ hash: deploy })
+    expect(created.status).toBe('success')
+    await searchFor(deploy)
+    await waitForText('[data-field="Created"]', new RegExp(`^${created.contractAddress}$`, 'i'))
+    const call = await wallet.sendTransaction({ to: created.contractAddress as `0x${string}`, data: toHex('hi'), gas: 100_000n })
+    const reverted = await node.publicClient.waitForTransactionReceipt({ hash: call })
+    expect(reverted.status).toBe('reverted')
+    await searchFor(call)
+    await waitForText('#revert-reason', /explorer says no/)
+    expect(await page.textContent('[data-field="Status"]')).toMatch(/reverted$/)
+  }, 90_000)
+
+  it('finds a block by number and fits a 375 px screen without horizontal scroll', async () => {
+    await searchFor('1')
+    await waitForText('#view', /^Block #1/)
+    await page.setViewportSize({ width: 375, height: 812 })
+    expect(await page.textContent('#blocks li a')).toMatch(/^#\d+$/)
+    // The widest views: a transaction with its call tree, and an address.
+    await searchFor(node.accounts[0].address)
+    await waitForText('#view', /Recent transactions/)
+    const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)
+    expect(width).toBeLessThanOrEqual(375)
+  }, 90_000)
+
+  it('logged no error and sent every request to the node itself', () => {
+    expect(problems).toEqual([])
+    const origin = new URL(node.rpcUrl)
+    expect(requests.length).toBeGreaterThan(2)
+    const away = requests.filter((url) => {
+      const u = new URL(url)
+      return u.protocol !== 'data:' && u.host !== origin.host
+    })
+    expect(away).toEqual([])
+    expect(requests).toContain(`ws://${origin.host}/`)
+  })
+})
