@@ -14,7 +14,8 @@ export const EXPLORER_STYLE = `
   a { color: #0040c7; text-decoration: none; } a:hover { text-decoration: underline; }
   code, .mono { font-family: ui-monospace, monospace; font-size: .85rem; overflow-wrap: anywhere; word-break: break-all; }
   dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .3rem .8rem; margin: .4rem 0; }
-  dt { font-weight: 600; color: #4a525c; } dd { margin: 0; min-width: 0; overflow-wrap: anywhere; word-break: break-all; }
+  dt { font-weight: 600; color: #4a525c; } dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
+  @media (max-width: 520px) { dl { grid-template-columns: minmax(0, 1fr); gap: 0; } dd { margin-bottom: .35rem; } }
   ul.rows { list-style: none; padding: 0; margin: 0; }
   ul.rows li { display: flex; flex-wrap: wrap; gap: .2rem .9rem; padding: .35rem 0; border-top: 1px solid #eceff2; font-size: .9rem; min-width: 0; }
   ul.rows li:first-child { border-top: 0; }
