@@ -6,11 +6,13 @@
 // `explorer: false` answering GET / with the old text.
 // Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
+import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Browser, Page } from 'playwright-core'
 import { encodeErrorResult, parseAbi, parseEther, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT } from './cli.js'
 import { poll, startTestNode, useTestNode } from './helpers.js'
 
 const CHROMIUM = process.env.PCNODE_CHROMIUM ?? '/usr/bin/chromium'
@@ -54,6 +56,25 @@ function revertingContract(): `0x${string}` {
   return `0x60${len}600c60003960${len}6000f3${runtime}`
 }
 
+/** `pcnode start` from the sources on a free port: its banner once printed, and the child to kill. */
+async function startCli(flags: string[]): Promise<{ child: ChildProcess; banner: string; rpcUrl: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'start', '--port', '0', '--no-app', ...flags], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout?.on('data', (d) => {
+      out += d
+      const rpc = /^RPC\s+(http:\/\/\S+)$/m.exec(out)
+      // The access lines close the banner.
+      if (rpc && /^Web pages:/m.test(out)) resolve({ child, banner: out, rpcUrl: rpc[1] })
+    })
+    child.once('exit', (code) => reject(new Error(`pcnode start exited (${code}): ${out}`)))
+  })
+}
+
 describe('the explorer page over fetch', () => {
   const node = useTestNode()
 
@@ -94,6 +115,24 @@ describe('the explorer page over fetch', () => {
       await off.stop()
     }
   })
+
+  it('pcnode start prints the page in its banner, and --no-explorer turns it off', async () => {
+    const started = await Promise.allSettled([startCli([]), startCli(['--no-explorer'])])
+    try {
+      const [on, off] = started.map((s) => {
+        if (s.status === 'rejected') throw s.reason
+        return s.value
+      })
+      expect(on.banner).toContain(`Explorer   ${on.rpcUrl}/`)
+      expect((await fetch(`${on.rpcUrl}/`)).headers.get('content-type')).toBe('text/html; charset=utf-8')
+      expect(off.banner).not.toContain('Explorer')
+      const res = await fetch(`${off.rpcUrl}/`)
+      expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+      expect(await res.text()).toBe(OLD_TEXT)
+    } finally {
+      for (const s of started) if (s.status === 'fulfilled') s.value.child.kill('SIGKILL')
+    }
+  }, 120_000)
 
   it('refuses the page to another site, as any request (the origin rules are unchanged)', async () => {
     const res = await fetch(`${node.rpcUrl}/`, { headers: { origin: 'https://evil.example' } })
