@@ -249,6 +249,31 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     expect(width).toBeLessThanOrEqual(375)
   }, 90_000)
 
+  it('under the ethereum profile shows blocks and no flashblocks section', async () => {
+    const eth = await startTestNode({ profile: 'ethereum', blockTime: 500 })
+    const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
+    try {
+      const other = await context.newPage()
+      const logged: string[] = []
+      other.on('console', (m) => {
+        if (m.type() === 'error') logged.push(m.text())
+      })
+      other.on('pageerror', (e) => logged.push(e.message))
+      await other.goto(`${eth.rpcUrl}/`)
+      await other.waitForFunction(
+        () => ((globalThis as any).document.querySelectorAll('#blocks li').length ?? 0) >= 3,
+        undefined,
+        { timeout: 60_000, polling: 50 },
+      )
+      expect(await other.textContent('#live')).toBe('live')
+      expect(await other.isHidden('#flash')).toBe(true)
+      expect(logged).toEqual([])
+    } finally {
+      await context.close()
+      await eth.stop()
+    }
+  }, 90_000)
+
   it('logged no error and sent every request to the node itself', () => {
     expect(problems).toEqual([])
     const origin = new URL(node.rpcUrl)

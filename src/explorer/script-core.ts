@@ -1,6 +1,6 @@
 // The explorer's script, first half: a JSON-RPC client of the node's own origin (fetch POST and one
-// WebSocket), DOM and number helpers, the live feed (newHeads; newFlashblocks in its raw payload form,
-// which only the base profile serves) and the router (#block/…, #tx/…, #address/… and the search box).
+// WebSocket), DOM and number helpers, the live feed (newHeads, and under the base profile newFlashblocks
+// in its raw payload form) and the router (#block/…, #tx/…, #address/… and the search box).
 // Plain browser JavaScript kept as a string: it runs inline under the page's hash-pinned CSP.
 
 export const SCRIPT_CORE = String.raw`
@@ -91,12 +91,20 @@ function addFlashblock(p) {
     el('span', { 'class': 'muted' }, [dec(p.diff.gas_used) + ' gas so far']),
   ]));
 }
+// Only the base profile splits a block into flashblocks (under --profile ethereum each block is one),
+// so only there are they shown; its chain has the OP Stack's L1Block predeploy, the ethereum one none.
+var L1_BLOCK = '0x4200000000000000000000000000000000000015';
+var opStack = false;
+async function detectProfile() {
+  var code = await maybe('eth_getCode', [L1_BLOCK, 'latest']);
+  opStack = !!code && code !== '0x';
+}
 function connect() {
   var ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/');
   var kinds = {};
   ws.onopen = function () {
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'heads', method: 'eth_subscribe', params: ['newHeads'] }));
-    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'flash', method: 'eth_subscribe', params: ['newFlashblocks', { format: 'payload' }] }));
+    if (opStack) ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'flash', method: 'eth_subscribe', params: ['newFlashblocks', { format: 'payload' }] }));
     document.getElementById('live').textContent = 'live';
   };
   ws.onmessage = function (ev) {

@@ -101,6 +101,6 @@ document.getElementById('search').addEventListener('submit', function (ev) {
 window.addEventListener('hashchange', route);
 rpc('eth_chainId').then(function (id) { document.getElementById('chain').textContent = 'chain ' + BigInt(id).toString(); }, function () {});
 loadRecent().catch(function () {});
-connect();
+detectProfile().then(connect);
 route();
 `
