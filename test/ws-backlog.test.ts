@@ -188,9 +188,10 @@ describe.skipIf(process.platform !== 'linux')('a real node with 40 subscribers t
     const from = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
     const sender = (async () => {
       while (!stop) {
-        await rpc('eth_sendTransaction', [{ from, to: '0x000000000000000000000000000000000000dEaD', value: '0x1' }])
+        const hash = await rpc('eth_sendTransaction', [{ from, to: '0x000000000000000000000000000000000000dEaD', value: '0x1' }])
         sent++
-        await new Promise((r) => setTimeout(r, 100))
+        // One transaction per pre-confirmation: the next is sent once this one's receipt is served.
+        await until(async () => (await rpc('eth_getTransactionReceipt', [hash])) !== null, 30_000, 'a pre-confirmed receipt')
       }
     })()
     let peak = before
