@@ -1,44 +1,18 @@
-// Web pages in a real browser against a real node (docs/security.md): a page on another site
-// (http://evil.example, mapped to 127.0.0.1 inside Chromium) cannot send transactions over HTTP or
-// WebSocket, set balances or run a trace, whatever content type it uses, and a DNS-rebinding page
-// under the node's own port is refused; a page on http://localhost works as a dapp does. Each
-// refusal is checked from Node by reading the state afterwards.
-// Without /usr/bin/chromium or playwright-core the suite is skipped, saying why (as browser.test.ts).
-// (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `globalThis as any`.)
-import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
-import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CHROMIUM, LAUNCH_ARGS as CHROMIUM_ARGS, chromiumUnavailable } from './chromium.js'
 import { startTestNode, type TestNode, until } from './helpers.js'
 
-const CHROMIUM = process.env.PCNODE_CHROMIUM ?? '/usr/bin/chromium'
 const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
+  ...CHROMIUM_ARGS,
   // Only these two names resolve, both to this machine: the attacker's site and a rebinding name.
   '--host-resolver-rules=MAP evil.example 127.0.0.1, MAP rebind.example 127.0.0.1',
 ]
 const DEAD = '0x000000000000000000000000000000000000dEaD'
 
-function unavailable(): string | undefined {
-  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (apt-get install chromium; .ci/run does it)`
-  try {
-    createRequire(import.meta.url).resolve('playwright-core')
-  } catch {
-    return 'playwright-core is not installed (npm ci)'
-  }
-  return undefined
-}
-
-const skipReason = unavailable()
+const skipReason = chromiumUnavailable()
 if (skipReason) console.warn(`browser origin tests skipped: ${skipReason}`)
 
 describe.skipIf(skipReason !== undefined)(

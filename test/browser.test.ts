@@ -9,42 +9,20 @@
 // and sent no request beyond this machine. Screenshots go to test-artifacts/.
 // Without /usr/bin/chromium (.ci/run installs it with apt) or playwright-core the suite is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
-import { existsSync, mkdirSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StartedAppServer, startAppServer } from '../src/index.js'
+import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS } from './chromium.js'
 import { useTestNode } from './helpers.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const ARTIFACTS = join(ROOT, 'test-artifacts')
-/** Debian's Chromium; PCNODE_CHROMIUM names another build. */
-const CHROMIUM = process.env.PCNODE_CHROMIUM ?? '/usr/bin/chromium'
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-]
 const PHONE = { width: 375, height: 812 }
 
-function unavailable(): string | undefined {
-  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (apt-get install chromium; .ci/run does it)`
-  try {
-    createRequire(import.meta.url).resolve('playwright-core')
-  } catch {
-    return 'playwright-core is not installed (npm ci)'
-  }
-  return undefined
-}
-
-const skipReason = unavailable()
+const skipReason = chromiumUnavailable()
 if (skipReason) console.warn(`browser tests skipped: ${skipReason}`)
 
 describe.skipIf(skipReason !== undefined)(

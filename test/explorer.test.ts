@@ -7,37 +7,16 @@
 // Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import type { Browser, Page } from 'playwright-core'
 import { encodeErrorResult, parseAbi, parseEther, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS } from './chromium.js'
 import { ROOT } from './cli.js'
 import { poll, startTestNode, useTestNode } from './helpers.js'
 
-const CHROMIUM = process.env.PCNODE_CHROMIUM ?? '/usr/bin/chromium'
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-]
 const OLD_TEXT = 'pcnode JSON-RPC endpoint: POST JSON-RPC 2.0 requests here (WebSocket on the same port).\n'
 
-function unavailable(): string | undefined {
-  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (apt-get install chromium; .ci/run does it)`
-  try {
-    createRequire(import.meta.url).resolve('playwright-core')
-  } catch {
-    return 'playwright-core is not installed (npm ci)'
-  }
-  return undefined
-}
-const skipReason = unavailable()
+const skipReason = chromiumUnavailable()
 if (skipReason) console.warn(`explorer browser tests skipped: ${skipReason}`)
 
 /** Init code deploying a contract that reverts every call with Error("explorer says no"). */
