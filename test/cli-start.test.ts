@@ -133,18 +133,10 @@ describe('pcnode start --fork-url', () => {
 
 describe('pcnode start shows what the node explains', () => {
   it('prints console.log output and the pre-confirmation hints (the library is silent by default, the CLI is not)', async () => {
-    const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--no-app', '--block-time', '3600'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    })
-    let out = ''
-    child.stdout?.on('data', (d) => (out += d))
-    child.stderr?.on('data', (d) => (out += d))
-    const exited = new Promise((res) => child.once('exit', res))
+    const { child, out, exited } = startCli(['--block-time', '3600'])
     try {
-      await until(() => /^RPC\s+http:\/\/127\.0\.0\.1:\d+$/m.test(out) || child.exitCode !== null, 60_000, 'the banner')
-      const rpcUrl = /^RPC\s+(http:\/\/127\.0\.0\.1:\d+)$/m.exec(out)?.[1] as string
+      await until(() => /^RPC\s+http:\/\/127\.0\.0\.1:\d+$/m.test(out()) || child.exitCode !== null, 60_000, 'the banner')
+      const rpcUrl = /^RPC\s+(http:\/\/127\.0\.0\.1:\d+)$/m.exec(out())?.[1] as string
       const rpc = async (method: string, params: unknown[] = []) => {
         const res = await fetch(rpcUrl, {
           method: 'POST',
@@ -159,13 +151,13 @@ describe('pcnode start shows what the node explains', () => {
         args: ['hello from a call'],
       })
       await rpc('eth_call', [{ to: '0x000000000000000000636F6e736F6c652e6c6f67', data }, 'latest'])
-      await until(() => out.includes('console.log: hello from a call'), 30_000, 'the console.log line')
+      await until(() => out().includes('console.log: hello from a call'), 30_000, 'the console.log line')
       // A pre-confirmed send, then its sender's nonce read at "latest" (the hour-long block is not sealed).
       const [from, to] = (await rpc('eth_accounts')).result
       const hash = (await rpc('eth_sendTransaction', [{ from, to, value: '0x1' }])).result
       await until(async () => (await rpc('eth_getTransactionReceipt', [hash])).result !== null, 30_000, 'the pre-confirmation')
       expect((await rpc('eth_getTransactionCount', [from, 'latest'])).result).toBe('0x0')
-      await until(() => /hint: eth_getTransactionCount\(.*"latest"\) = 0, but "pending" = 1/.test(out), 30_000, 'the hint')
+      await until(() => /hint: eth_getTransactionCount\(.*"latest"\) = 0, but "pending" = 1/.test(out()), 30_000, 'the hint')
     } finally {
       child.kill('SIGTERM')
       await exited
