@@ -59,11 +59,8 @@ function rpcAt(url: string) {
   }
 }
 
-/**
- * The scenario, one transaction at a time, each waited for until its block is sealed. Every gas
- * limit is given: the comparison is of the Otterscan answers, not of the two nodes' estimates.
- */
-async function scenario(url: string): Promise<Side> {
+/** JSON-RPC, a wallet for the test's account and a public client on the chain `url` serves. */
+async function clientsAt(url: string) {
   const rpc = rpcAt(url)
   const chainId = Number((await rpc('eth_chainId')).result)
   const chain = defineChain({
@@ -74,6 +71,15 @@ async function scenario(url: string): Promise<Side> {
   })
   const wallet = createWalletClient({ chain, transport: http(url, { retryCount: 0 }), account })
   const client = createPublicClient({ chain, transport: http(url, { retryCount: 0 }) })
+  return { rpc, wallet, client }
+}
+
+/**
+ * The scenario, one transaction at a time, each waited for until its block is sealed. Every gas
+ * limit is given: the comparison is of the Otterscan answers, not of the two nodes' estimates.
+ */
+async function scenario(url: string): Promise<Side> {
+  const { rpc, wallet, client } = await clientsAt(url)
   const sends = [
     () => wallet.sendTransaction({ to: SINK, value: 10n ** 18n, gas: 21_000n }),
     () => wallet.sendTransaction({ data: INIT_E, gas: 100_000n }),
@@ -368,15 +374,7 @@ describe('Otterscan API beside anvil: a factory (STATICCALL, DELEGATECALL, CREAT
     const init = concat([`0x61${size}600e60003961${size}6000f3`, runtime])
     const F = getContractAddress({ from: account.address, nonce: 4n })
     for (const [i, url] of [node.rpcUrl, anvil.url].entries()) {
-      const rpc = rpcAt(url)
-      const chainId = Number((await rpc('eth_chainId')).result)
-      const chain = defineChain({
-        id: chainId,
-        name: 'x',
-        nativeCurrency: { name: 'E', symbol: 'E', decimals: 18 },
-        rpcUrls: { default: { http: [url] } },
-      })
-      const wallet = createWalletClient({ chain, transport: http(url, { retryCount: 0 }), account })
+      const { rpc, wallet } = await clientsAt(url)
       const deploy = await wallet.sendTransaction({ data: init, gas: 200_000n })
       await poll(
         async () => (await rpc('eth_getTransactionReceipt', [deploy])).result,
