@@ -5,6 +5,77 @@
 export const solcVersion = '0.8.37+commit.f401782d.Emscripten.clang'
 export const evmVersion = 'cancun'
 
+/** BaseTime (contracts/BaseTime.sol). `bytecode` is the creation code, `deployedBytecode` the runtime code. */
+export const BaseTime = {
+  contractName: 'BaseTime',
+  abi: [
+    {
+      inputs: [],
+      name: 'BaseTime_InvalidTimestampMillisPart',
+      type: 'error',
+    },
+    {
+      inputs: [],
+      name: 'BaseTime_NotDepositor',
+      type: 'error',
+    },
+    {
+      inputs: [
+        {
+          internalType: 'uint16',
+          name: '_timestampMillisPart',
+          type: 'uint16',
+        },
+      ],
+      name: 'setTimestampMillisPart',
+      outputs: [],
+      stateMutability: 'nonpayable',
+      type: 'function',
+    },
+    {
+      inputs: [],
+      name: 'timestampMillisPart',
+      outputs: [
+        {
+          internalType: 'uint16',
+          name: '',
+          type: 'uint16',
+        },
+      ],
+      stateMutability: 'view',
+      type: 'function',
+    },
+    {
+      inputs: [],
+      name: 'timestampMs',
+      outputs: [
+        {
+          internalType: 'uint64',
+          name: '',
+          type: 'uint64',
+        },
+      ],
+      stateMutability: 'view',
+      type: 'function',
+    },
+    {
+      inputs: [],
+      name: 'version',
+      outputs: [
+        {
+          internalType: 'string',
+          name: '',
+          type: 'string',
+        },
+      ],
+      stateMutability: 'pure',
+      type: 'function',
+    },
+  ],
+  bytecode: '0x608080604052346015576101ce908161001a8239f35b5f80fdfe6080806040526004361015610012575f80fd5b5f3560e01c90816354fd4d501461014f575080635745a677146100f35780637b2fea99146100d3576386bdf39414610048575f80fd5b346100cf5760203660031901126100cf5760043561ffff81168091036100cf5773deaddeaddeaddeaddeaddeaddeaddeaddead000133036100c057610320811180156100b0575b6100a15761ffff195f5416175f555f80f35b63ceb5df0560e01b5f5260045ffd5b5061ffff60c8820616151561008f565b633c7b520360e01b5f5260045ffd5b5f80fd5b346100cf575f3660031901126100cf57602061ffff5f5416604051908152f35b346100cf575f3660031901126100cf576103e842024281046103e8144215171561013b5761ffff5f5416810180911161013b5760209067ffffffffffffffff60405191168152f35b634e487b7160e01b5f52601160045260245ffd5b346100cf575f3660031901126100cf576040810181811067ffffffffffffffff8211176101ba576040526005815260406020820191640312e302e360dc1b83528151928391602083525180918160208501528484015e5f828201840152601f01601f19168101030190f35b634e487b7160e01b5f52604160045260245ffd',
+  deployedBytecode: '0x6080806040526004361015610012575f80fd5b5f3560e01c90816354fd4d501461014f575080635745a677146100f35780637b2fea99146100d3576386bdf39414610048575f80fd5b346100cf5760203660031901126100cf5760043561ffff81168091036100cf5773deaddeaddeaddeaddeaddeaddeaddeaddead000133036100c057610320811180156100b0575b6100a15761ffff195f5416175f555f80f35b63ceb5df0560e01b5f5260045ffd5b5061ffff60c8820616151561008f565b633c7b520360e01b5f5260045ffd5b5f80fd5b346100cf575f3660031901126100cf57602061ffff5f5416604051908152f35b346100cf575f3660031901126100cf576103e842024281046103e8144215171561013b5761ffff5f5416810180911161013b5760209067ffffffffffffffff60405191168152f35b634e487b7160e01b5f52601160045260245ffd5b346100cf575f3660031901126100cf576040810181811067ffffffffffffffff8211176101ba576040526005815260406020820191640312e302e360dc1b83528151928391602083525180918160208501528484015e5f828201840152601f01601f19168101030190f35b634e487b7160e01b5f52604160045260245ffd',
+} as const
+
 /** GasPriceOracle (contracts/GasPriceOracle.sol). `bytecode` is the creation code, `deployedBytecode` the runtime code. */
 export const GasPriceOracle = {
   contractName: 'GasPriceOracle',
