@@ -10,7 +10,8 @@
 // was generated from commit d317e96c2add4a4e7fae72d6637ad241457f16c7). The script also packs, from
 // the npm registry, @account-abstraction/contracts@0.8.0 (EntryPoint v0.8, deployed here through
 // the Arachnid CREATE2 proxy with its canonical salt, which checks the address) and
-// @eth-optimism/contracts-bedrock@0.17.3 (the WETH9 and L2ToL1MessagePasser predeploys' code).
+// @eth-optimism/contracts-bedrock@0.17.3 (the WETH9 and L2ToL1MessagePasser predeploys' code, and
+// the OP predeploy Proxy's, which Base's Denim places in front of BaseTime).
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -94,6 +95,8 @@ try {
       from: 'contracts-bedrock@0.17.3 L2ToL1MessagePasser',
     },
   ]
+  // Placed by the node behind a predeploy address, not by itself: kept out of PREINSTALLS.
+  const opProxy = { code: artifact('Proxy').deployedBytecode.object, from: 'contracts-bedrock@0.17.3 Proxy (solc 0.8.15)' }
 
   // EntryPoint v0.8 and its SenderCreator: CREATE2 through the Arachnid proxy, as deployed everywhere.
   const aa = unpack('@account-abstraction/contracts@0.8.0')
@@ -155,8 +158,11 @@ try {
     '/** Permit2 (0x000000000022D473030F116dDEE9F6B43aC78BA3) before its chain id and domain separator are filled in. */',
   )
   lines.push(`export const PERMIT2_TEMPLATE: Hex = '${permit2Template}'`, '')
+  lines.push(`// ${opProxy.from}; code hash ${keccak256(opProxy.code)}`)
+  lines.push('/** The OP predeploy Proxy (EIP-1967 slots; its admin is ProxyAdmin): runtime code, for the node to place. */')
+  lines.push(`export const OP_PROXY_CODE: Hex = '${opProxy.code.toLowerCase()}'`, '')
   writeFileSync(outFile, lines.join('\n'))
-  console.log(`wrote ${outFile}: ${all.map((c) => c.name).join(', ')}`)
+  console.log(`wrote ${outFile}: ${all.map((c) => c.name).join(', ')}, OP_PROXY_CODE`)
 } finally {
   rmSync(work, { recursive: true, force: true })
 }
