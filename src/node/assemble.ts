@@ -52,7 +52,8 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
     balance: options.balance,
   }))
   const profile = getProfile(options.profile)
-  await writeGenesis(engine, chain, options, alloc, profile.opStack, fork)
+  const denimTime = profile.denim ? options.denimTime : undefined
+  await writeGenesis(engine, chain, options, alloc, profile.opStack, denimTime, fork)
   const logError = options.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
   const log = options.silent ? () => {} : logError
   // Solidity console.log in transactions and calls, printed as anvil and Hardhat do.
@@ -64,10 +65,14 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
   engine.blockHashes.lookup = (n) => chain.byNumber(n)?.hash
   const events = new NodeEvents()
   const pool = new TxPool()
-  const opStack = profile.opStack ? new OpStack(l1FeesOf(options)) : undefined
+  const opStack = profile.opStack ? new OpStack(l1FeesOf(options), denimTime) : undefined
   const clock = new DevClock()
-  const producer = new BlockProducer(engine, chain, events, opStack, () => clock.now())
+  // A fork's blocks continue from the fork block's time, as anvil's do: a fork of an old block is
+  // not thrown past an upgrade by the wall clock.
+  if (fork) clock.rebase(fork.timestamp)
+  const producer = new BlockProducer(engine, chain, events, opStack, clock)
   const sequencer = new Sequencer(engine, chain, pool, producer, events, options, logError)
+  if (denimTime !== undefined) sequencer.crossesDenim()
   // What enters the pool (or the deposit queue) is announced once, then the sequencer hears of it
   // (anvil's miner listens to its pool the same way); a pool put back as it was is not announced again.
   pool.onAdded((info, arrival) => {

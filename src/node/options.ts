@@ -43,8 +43,16 @@ export interface NodeOptions {
   stateHistory?: number
   /** Folder for everything a user wants kept (the state file, the app server's data). '' = none. */
   dataDir?: string
-  /** Chain profile (profile.ts): 'base' (default) or 'ethereum'; sets the block-time defaults. */
+  /**
+   * Chain profile (profile.ts): 'flashblocks' (default: 2 s blocks, 200 ms pre-confirmations),
+   * 'base' (Base since Denim: 200 ms blocks) or 'ethereum'; sets the block-time defaults.
+   */
   profile?: string
+  /**
+   * Profile base: when Base's Denim upgrade activates, in unix seconds (0, the default: from
+   * genesis). Blocks before it follow the flashblocks rules. A fork of Base takes Base's time.
+   */
+  denimTime?: bigint
   /** geth-format genesis file to start from instead of the dev genesis ('' = none; genesis-file.ts). */
   genesisFile?: string
   /** Concatenated RLP blocks to import on top of genesisFile at start ('' = none; chain-import.ts). */
@@ -114,7 +122,8 @@ export const DEFAULTS: ResolvedOptions = {
   stateInterval: 10,
   stateHistory: 8192,
   dataDir: '',
-  profile: 'base',
+  profile: 'flashblocks',
+  denimTime: 0n,
   genesisFile: '',
   importFile: '',
   l1BaseFee: BASE_L1_FEES.baseFee,
@@ -160,6 +169,7 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
     throw new Error(`--chain-id ${resolved.chainId} differs from the genesis file's chain id ${fromGenesis.chainId}`)
   }
   if (!Number.isSafeInteger(resolved.chainId) || resolved.chainId <= 0) throw new Error(`invalid chain id: ${resolved.chainId}`)
+  if (resolved.denimTime < 0n) throw new Error(`invalid Denim time: ${resolved.denimTime}`)
   if (resolved.blockTime < 0) throw new Error('block time must be >= 0')
   if (resolved.preconfInterval < 0) throw new Error('pre-confirmation interval must be >= 0')
   if (resolved.accounts < 0 || resolved.accounts > 1000) throw new Error('accounts must be between 0 and 1000')

@@ -2,7 +2,7 @@
 // differ lives in one of these objects. Code asks the profile; nothing tests the profile's name.
 import { type NodeError, TransactionRejectedError, type TxGasCapError } from './errors.js'
 
-export type ProfileName = 'base' | 'ethereum'
+export type ProfileName = 'flashblocks' | 'base' | 'ethereum'
 
 export interface ChainProfile {
   readonly name: ProfileName
@@ -15,6 +15,11 @@ export interface ChainProfile {
    * fees, OP receipts, predeploys and preinstalls, deposits accepted, blob transactions refused.
    */
   readonly opStack: boolean
+  /**
+   * Base's Denim upgrade applies from the chain's activation time (options `denimTime`, from genesis
+   * on a local chain): 200 ms blocks opening with the BaseTime deposit, no flashblocks.
+   */
+  readonly denim: boolean
   /**
    * JSON-RPC error code for a revert in eth_estimateGas (the revert data goes in `data`). eth_call
    * answers code 3 in every profile, as geth and reth (Base's node) do: viem decodes custom errors
@@ -47,10 +52,14 @@ export interface ChainProfile {
 
 const ZERO_ROOT = new Uint8Array(32)
 
-/** Base (the default): 2 s blocks, 200 ms flashblocks, zero simulated stateRoot, estimate reverts as -32000 (docs/base-blocks.md). */
-export const BASE_PROFILE: ChainProfile = {
-  name: 'base',
+/**
+ * Flashblocks (the default): an OP-stack chain with rollup-boost, as Base ran before Denim: 2 s
+ * blocks, 200 ms flashblocks, zero simulated stateRoot, estimate reverts as -32000 (docs/base-blocks.md).
+ */
+export const FLASHBLOCKS_PROFILE: ChainProfile = {
+  name: 'flashblocks',
   opStack: true,
+  denim: false,
   blockTime: 2000,
   preconfInterval: 200,
   estimateRevertCode: -32000,
@@ -62,12 +71,20 @@ export const BASE_PROFILE: ChainProfile = {
 }
 
 /**
+ * Base as it runs since Denim (base/docs upgrades/denim): a sealed block every 200 ms, each opening
+ * with the L1-info and BaseTime deposits, millisecond time, no flashblocks. Before the chain's Denim
+ * time (a fork of an older Base block) its blocks follow the flashblocks rules.
+ */
+export const BASE_PROFILE: ChainProfile = { ...FLASHBLOCKS_PROFILE, name: 'base', denim: true, blockTime: 200 }
+
+/**
  * Ethereum (geth): 12 s slots and no pre-confirmations (one flashblock per block), simulated blocks
  * with their real state root (and so the hash geth computes), estimate reverts as code 3 with `data`.
  */
 export const ETHEREUM_PROFILE: ChainProfile = {
   name: 'ethereum',
   opStack: false,
+  denim: false,
   blockTime: 12_000,
   preconfInterval: 12_000,
   estimateRevertCode: 3,
@@ -78,10 +95,14 @@ export const ETHEREUM_PROFILE: ChainProfile = {
   txGasCapRefusal: (error) => error,
 }
 
-export const PROFILES: Readonly<Record<ProfileName, ChainProfile>> = { base: BASE_PROFILE, ethereum: ETHEREUM_PROFILE }
+export const PROFILES: Readonly<Record<ProfileName, ChainProfile>> = {
+  flashblocks: FLASHBLOCKS_PROFILE,
+  base: BASE_PROFILE,
+  ethereum: ETHEREUM_PROFILE,
+}
 
-export function getProfile(name: string = 'base'): ChainProfile {
+export function getProfile(name: string = 'flashblocks'): ChainProfile {
   const profile = (PROFILES as Record<string, ChainProfile | undefined>)[name]
-  if (!profile) throw new Error(`unknown profile: ${name} (base or ethereum)`)
+  if (!profile) throw new Error(`unknown profile: ${name} (flashblocks, base or ethereum)`)
   return profile
 }

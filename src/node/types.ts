@@ -159,6 +159,11 @@ export interface BlockRecord {
    * nothing of it is served (at `pending` or by hash) before it is sealed.
    */
   hidden?: boolean
+  /**
+   * Denim (profile base): the block's time past its timestamp's second, 0..800 ms, as its BaseTime
+   * deposit sets it; absent on blocks before Denim and on genesis.
+   */
+  millis?: number
 }
 
 export type BlockTag = 'latest' | 'pending' | 'safe' | 'finalized' | 'earliest'

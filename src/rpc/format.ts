@@ -1,12 +1,22 @@
 // Node records → JSON-RPC objects, with the field sets geth serves.
 import { EMPTY_UNCLES_HASH, HEADER_FIELDS } from '../node/header-fields.js'
 import type { DevNode } from '../node/node.js'
+import { blockMillis } from '../node/opstack/denim.js'
 import type { BlockRecord, IncludedTx, LogEntry, MatchedLog, PoolTxInfo, ReceiptData, TxRecord } from '../node/types.js'
 import { type Hex, toData, toFixed, toQuantity } from './hex.js'
 
 const ZERO_HASH = `0x${'0'.repeat(64)}` as Hex
 
 type TxFields = Record<string, unknown>
+
+/**
+ * Denim's millisecond time of a block (base/base rpc/eth/base_time.rs): from its BaseTime deposit;
+ * none before Denim or on genesis, where the field is left out.
+ */
+function timestampMs(block: BlockRecord): Hex | undefined {
+  const millis = blockMillis(block)
+  return millis === undefined ? undefined : toQuantity(block.header.timestamp * 1000n + BigInt(millis))
+}
 
 /** The fields every form of a transaction object shares (geth's RPCTransaction, by type). */
 export function txTypeFields(tx: TxRecord): TxFields {
@@ -97,6 +107,8 @@ export function formatIncludedTx(t: IncludedTx): TxFields {
     transactionIndex: toQuantity(t.index),
     ...txTypeFields(t.tx),
   }
+  const ms = timestampMs(t.block)
+  if (ms !== undefined) out.blockTimestampMs = ms
   // A deposit's nonce is the one it ran at (its receipt's depositNonce), as op-geth serves it.
   if (t.receipt.depositNonce !== undefined) {
     out.nonce = toQuantity(t.receipt.depositNonce)
@@ -161,7 +173,7 @@ export function formatReceipt(t: IncludedTx): Record<string, unknown> {
 }
 
 export function formatLog(log: LogEntry, t: IncludedTx, logIndex: number): Record<string, unknown> {
-  return {
+  const out: Record<string, unknown> = {
     address: toData(log.address),
     topics: log.topics.map((topic) => toFixed(topic, 32)),
     data: toData(log.data),
@@ -173,6 +185,9 @@ export function formatLog(log: LogEntry, t: IncludedTx, logIndex: number): Recor
     logIndex: toQuantity(logIndex),
     removed: false,
   }
+  const ms = timestampMs(t.block)
+  if (ms !== undefined) out.blockTimestampMs = ms
+  return out
 }
 
 export function formatMatchedLog(m: MatchedLog): Record<string, unknown> {
@@ -189,6 +204,8 @@ export function formatBlock(node: DevNode, block: BlockRecord, fullTransactions:
     const value = h[name]
     out[rpc ?? name] = kind === 'quantity' ? toQuantity(value as bigint) : toData(value as Uint8Array)
   }
+  const ms = timestampMs(block)
+  if (ms !== undefined) out.timestampMs = ms
   out.size = toQuantity(block.size)
   out.uncles = []
   out.transactions = block.txs.map((t) => (fullTransactions ? formatIncludedTx(t) : toData(t.tx.hash)))

@@ -9,6 +9,7 @@ import type { NodeContext } from '../context.js'
 import { NodeError } from '../errors.js'
 import type { Alloc } from '../fork/genesis.js'
 import { type ConnectReforkParts, connectRefork, type ReforkParts, refork } from '../fork/refork.js'
+import { blockTimeMs } from '../opstack/denim.js'
 import type { L1FeeParams } from '../opstack/params.js'
 import type { Persistence } from '../storage/persistence.js'
 import type { CallRequest } from '../types.js'
@@ -46,7 +47,8 @@ export class DevControl {
     // Blocks sealed faster than one a second run ahead of the clock (parent + 1); the clock follows
     // them, as Hardhat's does, so evm_increaseTime(n) puts the next block n seconds past the head.
     events.on('block', ({ block }) => {
-      if (block.header.timestamp > clock.now()) clock.rebase(block.header.timestamp)
+      const ms = blockTimeMs(block)
+      if (ms > clock.nowMs()) clock.rebaseMs(ms)
     })
   }
 
@@ -118,7 +120,8 @@ export class DevControl {
     const { clock, chain } = this.ctx
     return this.run(async () => {
       checkTimestampRange(clock.now() + seconds)
-      clock.offset += seconds
+      clock.offsetMs += seconds * 1000n
+      clock.jumpMs += seconds * 1000n
       // The open block was stamped with the old time; the next block is this one.
       if (chain.pending) await reopen(this.ctx, clock.nextTimestamp)
       return clock.offset

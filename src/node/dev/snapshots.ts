@@ -9,7 +9,7 @@ import { type NodeSnapshot, restoreSnapshot, takeSnapshot } from '../snapshot.js
 export type SnapshotsParts = Pick<NodeContext, 'engine' | 'chain' | 'pool' | 'producer' | 'sequencer' | 'clock'>
 
 interface DevSnapshot extends NodeSnapshot {
-  offset: bigint
+  offsetMs: bigint
   nextTimestamp: bigint | undefined
 }
 
@@ -24,14 +24,14 @@ export class Snapshots {
   /** Inside the queue: the node as it stands. */
   async capture(): Promise<DevSnapshot> {
     const { clock } = this.ctx
-    return { ...(await takeSnapshot(this.ctx)), offset: clock.offset, nextTimestamp: clock.nextTimestamp }
+    return { ...(await takeSnapshot(this.ctx)), offsetMs: clock.offsetMs, nextTimestamp: clock.nextTimestamp }
   }
 
   /** Inside the queue: puts `snap` back, and re-opens the pending block while mining. */
   async restore(snap: DevSnapshot): Promise<void> {
     const { clock, chain, sequencer, producer } = this.ctx
     await restoreSnapshot(this.ctx, snap)
-    clock.offset = snap.offset
+    clock.offsetMs = snap.offsetMs
     clock.nextTimestamp = snap.nextTimestamp
     if (!chain.pending && sequencer.preconfirming) await producer.open()
   }

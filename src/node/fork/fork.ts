@@ -29,6 +29,12 @@ export interface ForkStats {
 /** Base, Base Sepolia, OP Mainnet, OP Sepolia. */
 const OP_STACK_CHAIN_IDS: ReadonlySet<number> = new Set([8453, 84532, 10, 11155420])
 
+/** Denim's activation on Base (docs.base.org, upgrades/denim): mainnet and Sepolia. */
+const DENIM_TIMES: ReadonlyMap<number, bigint> = new Map([
+  [8453, 1_793_901_600n],
+  [84532, 1_792_605_600n],
+])
+
 export class Fork {
   private constructor(
     readonly options: ForkOptions,
@@ -110,6 +116,22 @@ export class Fork {
     const miner = this.block.miner
     if (typeof miner === 'string' && miner.slice(2).toLowerCase() === hexKey(PREDEPLOYS.SequencerFeeVault)) return true
     return OP_STACK_CHAIN_IDS.has(this.chainId)
+  }
+
+  /**
+   * When Denim activates on the upstream's chain: Base's and Base Sepolia's published times, or,
+   * for another chain whose fork block carries Denim's `timestampMs` (its BaseTime deposit ran),
+   * from genesis. Undefined: the upstream does not run Base's rules.
+   */
+  get denimTime(): bigint | undefined {
+    const known = DENIM_TIMES.get(this.chainId)
+    if (known !== undefined) return known
+    return typeof this.block.timestampMs === 'string' ? 0n : undefined
+  }
+
+  /** The fork block's timestamp: the local chain's clock continues from it (as anvil's does). */
+  get timestamp(): bigint {
+    return BigInt(this.block.timestamp as string)
   }
 
   stats(): ForkStats {

@@ -19,12 +19,18 @@ export function forkLog(input: NodeOptions): (line: string) => void {
   return input.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
 }
 
-/** The options a fork changes: the chain id and profile default to the upstream's. */
+/**
+ * The options a fork changes: the chain id, the profile and Denim's time default to the
+ * upstream's (Base's rules for a Base chain, the flashblocks rules for another OP-stack chain).
+ */
 export function forkDefaults(input: NodeOptions, fork: Fork): NodeOptions {
+  const denimTime = fork.denimTime
+  const profile = denimTime !== undefined ? 'base' : fork.opStack ? 'flashblocks' : 'ethereum'
   return {
     ...input,
     chainId: input.chainId ?? fork.chainId,
-    profile: input.profile ?? (fork.opStack ? 'base' : 'ethereum'),
+    profile: input.profile ?? profile,
+    denimTime: input.denimTime ?? denimTime,
   }
 }
 

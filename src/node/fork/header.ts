@@ -30,5 +30,7 @@ export function forkBlockRecord(json: Record<string, unknown>): BlockRecord {
     size: typeof json.size === 'string' ? BigInt(json.size) : 0n,
   }
   if (absent.length > 0) record.absent = absent
+  // A Denim block's millisecond time (Base serves it as timestampMs).
+  if (typeof json.timestampMs === 'string') record.millis = Number(BigInt(json.timestampMs) % 1000n)
   return record
 }

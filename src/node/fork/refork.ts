@@ -72,7 +72,8 @@ export async function refork(ctx: ReforkParts, fork: Fork, alloc: Alloc): Promis
   ctx.fork = fork
   pool.replaceAll([])
   opStack?.takeDeposits()
-  clock.offset = 0n
+  clock.rebase(fork.timestamp) // the new upstream's clock, as at start
+  clock.jumpMs = 0n
   clock.nextTimestamp = undefined
   producer.resync()
   await previous?.close()

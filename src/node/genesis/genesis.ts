@@ -5,6 +5,8 @@ import { type Engine, genesisFileBlock, importChainFile } from '../engine/index.
 import type { Fork } from '../fork/fork.js'
 import { writeForkGenesis } from '../fork/genesis.js'
 import { emptyHeader } from '../header-fields.js'
+import { installBaseTime } from '../opstack/base-time.js'
+import { DENIM_SCALING } from '../opstack/denim.js'
 import { BASE_EIP1559, BASE_L1_FEES, encodeExtraData, type L1FeeParams, PREDEPLOYS } from '../opstack/params.js'
 import type { ResolvedOptions } from '../options.js'
 import type { BlockRecord } from '../types.js'
@@ -13,8 +15,9 @@ import { installPredeploys } from './predeploys.js'
 
 /**
  * Writes the genesis state and puts block 0 (and imported blocks) on `chain`. `opStack`: the OP
- * predeploys and preinstalls too (profile base), and Jovian's extraData from block 0. On a fork,
- * the fork block instead, with the dev accounts funded over the upstream's state.
+ * predeploys and preinstalls too, and Jovian's extraData from block 0; `denimTime` (profile base):
+ * when Denim activates, the BaseTime predeploy in genesis if it is active there. On a fork, the
+ * fork block instead, with the dev accounts funded over the upstream's state.
  */
 export async function writeGenesis(
   engine: Engine,
@@ -22,11 +25,12 @@ export async function writeGenesis(
   options: ResolvedOptions,
   alloc: Array<{ address: Uint8Array; balance: bigint }>,
   opStack: boolean,
+  denimTime: bigint | undefined,
   fork?: Fork,
 ): Promise<void> {
   if (fork) return writeForkGenesis(engine, chain, fork, alloc, opStack)
   if (engine.genesisFile) return fileGenesis(engine, chain, options)
-  chain.addSealed(await devGenesis(engine, options, alloc, opStack))
+  chain.addSealed(await devGenesis(engine, options, alloc, opStack, denimTime))
 }
 
 /** The dev genesis: the accounts of `alloc` funded, the system contracts and predeploys installed. */
@@ -35,21 +39,26 @@ async function devGenesis(
   options: ResolvedOptions,
   alloc: Array<{ address: Uint8Array; balance: bigint }>,
   opStack: boolean,
+  denimTime: bigint | undefined,
 ): Promise<BlockRecord> {
   const { live } = engine
   const timestamp = BigInt(Math.floor(Date.now() / 1000))
+  // A chain Denim from genesis installs BaseTime there, with Denim's EIP-1559 denominator (base/docs 200ms-blocks).
+  const denim = denimTime !== undefined && timestamp >= denimTime
   await live.checkpoint()
   for (const { address, balance } of alloc) await live.putAccount(address, { nonce: 0n, balance })
   await engine.installSystemContracts(live)
   await installPredeploys(engine) // the smart-wallet factory and implementation
   if (opStack) await installOpStack(live, engine.chainId, l1FeesOf(options), timestamp)
+  if (denim) await installBaseTime(live)
   await live.commit()
+  const eip1559 = denim ? { ...BASE_EIP1559, denominator: BASE_EIP1559.denominator * DENIM_SCALING } : BASE_EIP1559
   const header = emptyHeader({
     timestamp,
     gasLimit: options.gasLimit,
     baseFeePerGas: options.baseFee,
     stateRoot: await live.root(),
-    ...(opStack ? { extraData: encodeExtraData(BASE_EIP1559), coinbase: PREDEPLOYS.SequencerFeeVault } : {}),
+    ...(opStack ? { extraData: encodeExtraData(eip1559), coinbase: PREDEPLOYS.SequencerFeeVault } : {}),
   })
   const view = engine.header(header)
   return { header, hash: view.hash(), sealed: true, txs: [], flashblocks: 0, size: BigInt(view.size()) + 3n }

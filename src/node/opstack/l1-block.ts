@@ -112,7 +112,12 @@ export function nextL1Block(prev: L1BlockValues, changes: Partial<L1FeeParams>, 
 
 /** Whether `tx` is an L1-info deposit (every OP block makes its own; it is never kept or replayed). */
 export function isL1InfoDeposit(tx: TxRecord): boolean {
-  return tx.deposit !== undefined && hexKey(tx.from) === hexKey(DEPOSITOR_ACCOUNT)
+  return (
+    tx.deposit !== undefined &&
+    hexKey(tx.from) === hexKey(DEPOSITOR_ACCOUNT) &&
+    tx.to !== undefined &&
+    hexKey(tx.to) === hexKey(PREDEPLOYS.L1Block)
+  )
 }
 
 /** The Jovian L1-info deposit's calldata: setL1BlockValuesJovian() and 174 packed bytes. */

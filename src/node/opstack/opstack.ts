@@ -6,6 +6,8 @@ import { hexKey } from '../bytes.js'
 import type { RollupFees, StateView } from '../engine/index.js'
 import type { HeaderFields, L1ReceiptFields, TxRecord } from '../types.js'
 import { daFootprint, fastLzSize, l1Cost, nextBaseFee, operatorFee } from './fees.js'
+import { baseTimeMillisOf } from './base-time.js'
+import { DENIM_SCALING } from './denim.js'
 import { isL1InfoDeposit, type L1BlockValues, l1InfoDeposit, nextL1Block, readL1Block } from './l1-block.js'
 import { BASE_EIP1559, decodeExtraData, encodeExtraData, type L1FeeParams, PREDEPLOYS } from './params.js'
 
@@ -36,6 +38,11 @@ export interface RollupFeeCheck {
   exact(): { l1Fee: bigint; operatorFee: bigint }
 }
 
+/** A deposit every block makes for itself: the L1-info deposit, Denim's BaseTime deposit. */
+function isSystemDeposit(tx: TxRecord): boolean {
+  return isL1InfoDeposit(tx) || baseTimeMillisOf(tx) !== undefined
+}
+
 export class OpStack {
   /** The L1 fee inputs of the open block (its L1-info deposit's): sends are checked against them. */
   current: L1FeeParams
@@ -46,18 +53,36 @@ export class OpStack {
   private readonly deposits: TxRecord[] = []
   private readonly depositListeners: Array<(tx: TxRecord) => void> = []
 
-  constructor(initial: L1FeeParams) {
+  constructor(
+    initial: L1FeeParams,
+    /** When Base's Denim upgrade activates (profile base), in seconds; undefined: never. */
+    readonly denimTime?: bigint,
+  ) {
     this.current = initial
+  }
+
+  /** Whether a block at `timestamp` is a Denim block (base/base RollupConfig::is_denim_active). */
+  isDenim(timestamp: bigint): boolean {
+    return this.denimTime !== undefined && timestamp >= this.denimTime
   }
 
   // --- blocks -------------------------------------------------------------------------------
 
-  /** Header fields of the block after `parent` (Jovian, OP specs jovian/exec-engine.md). */
-  headerFields(parent: HeaderFields): Pick<HeaderFields, 'coinbase' | 'extraData' | 'baseFeePerGas' | 'excessBlobGas'> {
+  /**
+   * Header fields of the block after `parent` at `timestamp` (Jovian, OP specs jovian/exec-engine.md):
+   * the base fee from the parent's EIP-1559 parameters; the first Denim block carries ten times the
+   * denominator and a tenth of the gas limit (base/base derive/attributes/stateful.rs).
+   */
+  headerFields(
+    parent: HeaderFields,
+    timestamp = parent.timestamp + 1n,
+  ): Pick<HeaderFields, 'coinbase' | 'extraData' | 'baseFeePerGas' | 'excessBlobGas' | 'gasLimit'> {
     const params = decodeExtraData(parent.extraData) ?? BASE_EIP1559
+    const first = !this.isDenim(parent.timestamp) && this.isDenim(timestamp)
     return {
       coinbase: PREDEPLOYS.SequencerFeeVault,
-      extraData: encodeExtraData(params),
+      gasLimit: first ? parent.gasLimit / DENIM_SCALING : parent.gasLimit,
+      extraData: encodeExtraData(first ? { ...params, denominator: params.denominator * DENIM_SCALING } : params),
       baseFeePerGas: nextBaseFee(parent, params),
       excessBlobGas: 0n,
     }
@@ -106,7 +131,7 @@ export class OpStack {
    * the next block again; an L1-info deposit is dropped, as every block makes its own.
    */
   requeue(tx: TxRecord): void {
-    if (!isL1InfoDeposit(tx)) this.deposits.push(tx)
+    if (!isSystemDeposit(tx)) this.deposits.push(tx)
   }
 
   /**
@@ -114,7 +139,7 @@ export class OpStack {
    * that arrived since: they ran first. The L1-info deposit is made anew.
    */
   requeueFirst(txs: TxRecord[]): void {
-    this.deposits.unshift(...txs.filter((tx) => !isL1InfoDeposit(tx)))
+    this.deposits.unshift(...txs.filter((tx) => !isSystemDeposit(tx)))
   }
 
   isQueued(hash: Uint8Array): boolean {

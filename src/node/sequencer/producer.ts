@@ -9,6 +9,8 @@ import type { BlockEnv, Engine, HeaderView, RollupFees } from '../engine/index.j
 import { encodeReceipt } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
 import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../header-fields.js'
+import { BASE_TIME_ADDRESS, baseTimeDeposit, installBaseTime } from '../opstack/base-time.js'
+import { blockTimeMs, DENIM_BLOCK_MS, denimNextMs } from '../opstack/denim.js'
 import type { L1BlockValues } from '../opstack/l1-block.js'
 import type { OpStack } from '../opstack/opstack.js'
 import { PREDEPLOYS } from '../opstack/params.js'
@@ -53,6 +55,29 @@ interface BatchRun {
   logCount: number
 }
 
+/** A new block's time: its timestamp and, on a Denim block, the milliseconds past it. */
+export interface BlockTime {
+  timestamp: bigint
+  millis?: number
+}
+
+/**
+ * How Denim blocks follow one another: `stepMs` apart, unless the node's clock is more than
+ * `maxLagMs` ahead of the schedule (then the next block is at the clock's time).
+ */
+export interface DenimSchedule {
+  stepMs: bigint
+  maxLagMs: bigint
+}
+
+/** The time new blocks start from (dev/time.ts DevClock: the wall clock moved by the dev methods). */
+export interface BlockClock {
+  now(): bigint
+  nowMs(): bigint
+  /** Milliseconds evm_increaseTime moved it by since the last block opened. */
+  jumpMs: bigint
+}
+
 /** An OP-stack block's L1 values and what it charges with them. */
 interface RollupBlock {
   l1: L1BlockValues
@@ -83,12 +108,51 @@ export class BlockProducer {
     private readonly engine: Engine,
     private readonly chain: Chain,
     private readonly events: NodeEvents,
-    /** The OP-stack rules (profile base); undefined on Ethereum. */
+    /** The OP-stack rules (profiles flashblocks and base); undefined on Ethereum. */
     private readonly opStack: OpStack | undefined,
-    /** Seconds a new block's timestamp starts from; dev time control (evm_increaseTime) shifts it. */
-    private readonly clock: () => bigint,
+    /** The time new blocks start from; dev time control (evm_increaseTime) shifts it. */
+    private readonly clock: BlockClock,
   ) {
     this.parentHeader = engine.header(chain.head.header)
+  }
+
+  /** Denim's cadence as the block clock runs it (the sequencer's); dev-mined blocks follow the clock. */
+  private schedule: DenimSchedule = { stepMs: DENIM_BLOCK_MS, maxLagMs: 0n }
+
+  setSchedule(schedule: DenimSchedule): void {
+    this.schedule = schedule
+  }
+
+  /**
+   * The time of the block after the head (`explicit`: evm_setNextBlockTimestamp's). Before Denim:
+   * the clock's second, or the parent's plus one. A Denim block: its parent's time plus the step
+   * (base/base l2_block_timestamp_millis), or the clock's once that is further ahead than allowed;
+   * the first one sits on a whole second.
+   */
+  nextTime(explicit?: bigint): BlockTime {
+    const parent = this.chain.head
+    const { opStack, clock } = this
+    if (opStack?.isDenim(parent.header.timestamp)) {
+      let ms = denimNextMs(blockTimeMs(parent), this.schedule.stepMs + clock.jumpMs, explicit)
+      const now = clock.nowMs()
+      const slot = now - (now % DENIM_BLOCK_MS)
+      if (explicit === undefined && slot - ms > this.schedule.maxLagMs) ms = slot
+      return { timestamp: ms / 1000n, millis: Number(ms % 1000n) }
+    }
+    const now = clock.now()
+    const timestamp = explicit ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n)
+    return opStack?.isDenim(timestamp) ? { timestamp, millis: 0 } : { timestamp }
+  }
+
+  /** Whether the next block is a Denim block: sealed whole, no flashblocks. */
+  get nextIsDenim(): boolean {
+    return this.nextTime().millis !== undefined
+  }
+
+  /** Milliseconds until the next Denim block is due on the node's clock (negative: overdue). */
+  msUntilNext(): number {
+    const { timestamp, millis = 0 } = this.nextTime()
+    return Number(timestamp * 1000n + BigInt(millis) - this.clock.nowMs())
   }
 
   /** The sequencer's: whether blocks opened from now on are pre-confirmed (flashblocks not halted). */
@@ -114,17 +178,20 @@ export class BlockProducer {
 
   /** Field defaults for a new block on top of the head (also used by calls at "pending"). */
   nextHeaderFields(timestamp?: bigint): HeaderFields {
+    return this.headerAt(this.nextTime(timestamp).timestamp)
+  }
+
+  private headerAt(timestamp: bigint): HeaderFields {
     const parent = this.chain.head.header
-    const now = this.clock()
     return emptyHeader({
       parentHash: this.chain.head.hash,
       number: parent.number + 1n,
-      timestamp: timestamp ?? (now > parent.timestamp ? now : parent.timestamp + 1n),
-      gasLimit: parent.gasLimit,
+      timestamp,
       stateRoot: parent.stateRoot,
       mixHash: randomBytes(32),
       // An OP stack's own: its fee vault as miner, Jovian's extraData and base fee, no blob market.
-      ...(this.opStack?.headerFields(parent) ?? {
+      ...(this.opStack?.headerFields(parent, timestamp) ?? {
+        gasLimit: parent.gasLimit,
         baseFeePerGas: this.parentHeader.nextBaseFee(),
         excessBlobGas: this.parentHeader.nextExcessBlobGas(),
       }),
@@ -155,11 +222,14 @@ export class BlockProducer {
 
   /**
    * Opens the next block: flashblock 0, carrying the system-contract updates and, on an OP stack,
-   * the L1-info deposit and the user deposits waiting (Base's flashblock 0 holds only those).
+   * the L1-info deposit, on Denim the BaseTime deposit, and the user deposits waiting (Base's
+   * flashblock 0 holds only those). A Denim block is not served before it seals (no pre-confirmations).
    */
   async open(timestamp?: bigint, again?: { mixHash: Uint8Array; hidden?: boolean }): Promise<BlockRecord> {
     if (this.chain.pending) return this.chain.pending
-    const header = this.nextHeaderFields(timestamp)
+    const time = this.nextTime(timestamp)
+    this.clock.jumpMs = 0n
+    const header = this.headerAt(time.timestamp)
     // The same block opened again (a re-run): the same PREVRANDAO, so its transactions run alike.
     if (again) header.mixHash = again.mixHash
     const { engine, opStack } = this
@@ -174,8 +244,9 @@ export class BlockProducer {
       size: 0n,
       // Each start of a stream gets its own payload id, as a new build job gets one from the engine API.
       payloadId: randomBytes(8),
-      hidden: again?.hidden ?? !this.preconfirming,
+      hidden: again?.hidden ?? (!this.preconfirming || time.millis !== undefined),
     }
+    if (time.millis !== undefined) block.millis = time.millis
     const env = engine.blockEnv(header)
     this.env = env
     this.encodedReceipts = []
@@ -185,11 +256,16 @@ export class BlockProducer {
     await engine.applySystemWrites(live, header)
     let run: BatchRun | undefined
     if (opStack) {
-      const l1Info = engine.buildDeposit(await opStack.l1InfoDeposit(live, header.timestamp))
+      const system = [engine.buildDeposit(await opStack.l1InfoDeposit(live, header.timestamp))]
+      if (time.millis !== undefined) {
+        // Denim's activation links the BaseTime predeploy on a chain that started before it.
+        if ((await live.code(BASE_TIME_ADDRESS)).length === 0) await installBaseTime(live)
+        system.push(engine.buildDeposit(baseTimeDeposit(header.number, time.millis)))
+      }
       run = await this.execute(
         block,
         env,
-        [l1Info, ...opStack.takeDeposits()].map((tx) => ({ tx, receivedAt: 0 })),
+        [...system, ...opStack.takeDeposits()].map((tx) => ({ tx, receivedAt: 0 })),
       )
       // Deposit receipts report the block's L1 values too (Base's do), known once the first ran.
       const { l1 } = (await this.rollupOf()) as RollupBlock

@@ -2,12 +2,14 @@
 // Interval 0 pre-confirms as transactions arrive (coalescing those that arrive together). Halted
 // (pcnode_haltFlashblocks), it makes no flashblocks: each block is built whole when it seals, as a
 // chain whose flashblocks stopped falls back to plain blocks (Base's docs, "Reliability & Fallback").
+// Denim blocks (profile base) are built whole too, each when its 200 ms slot comes due.
 
 import { hexKey } from '../bytes.js'
 import type { Chain } from '../chain/chain.js'
 import type { Engine } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
 import type { TxPool } from '../pool/pool.js'
+import { DENIM_MAX_LAG_MS } from '../opstack/denim.js'
 import type { BlockRecord } from '../types.js'
 import type { BlockProducer, FlashblockBudget } from './producer.js'
 
@@ -62,6 +64,40 @@ class Metronome {
 }
 
 /**
+ * Calls `fn` when the next Denim block is due on the node's clock (at most `period` later, at once
+ * when overdue): the chain's time follows its schedule, and a late tick is made up by the next
+ * ones coming sooner instead of being skipped (Base's sequencer skips no slot).
+ */
+class DueClock {
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly period: number,
+    private readonly due: () => number,
+    private readonly fn: () => Promise<unknown>,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.schedule()
+  }
+
+  private schedule(): void {
+    const delay = Math.max(0, Math.min(this.period, this.due()))
+    this.timer = setTimeout(() => {
+      this.fn()
+        .catch(this.onError)
+        .finally(() => {
+          if (this.timer) this.schedule()
+        })
+    }, delay)
+  }
+
+  stop(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+  }
+}
+
+/**
  * Calls `fn` after intervals drawn from [period - jitter, period + jitter] (at least 1 ms), each
  * from the last call: the cadence drifts, so a block can end with more or fewer flashblocks than
  * blockTime / period, as Base's do when the sequencer's timing drifts (Base's docs: the index can
@@ -101,6 +137,9 @@ export interface SequencerConfig {
   preconfInterval: number
 }
 
+/** Before Denim, a profile-base chain runs as Base did: 2 s blocks, 200 ms flashblocks. */
+const PRE_DENIM: SequencerConfig = { blockTime: 2000, preconfInterval: 200 }
+
 /** Irregular flashblock cadence: up to `ms` either way, `draw` giving [0, 1) (seeded). */
 export interface FlashJitter {
   ms: number
@@ -119,7 +158,9 @@ export interface SequencerHooks {
 
 export class Sequencer {
   private flashClock: Metronome | JitteredClock | undefined
-  private sealClock: Metronome | undefined
+  private sealClock: Metronome | DueClock | undefined
+  /** Whether the clocks armed are Denim's (the next block was a Denim block when they were). */
+  private armedDenim = false
   private immediate: NodeJS.Immediate | undefined
   private running = false
   private halted = false
@@ -154,10 +195,26 @@ export class Sequencer {
     return this.halted
   }
 
-  /** Whether blocks are open between seals (mining, flashblocks not halted): `pending` is pre-confirmed. */
+  /** Whether blocks are open between seals (mining, flashblocks not halted, before Denim): `pending` is pre-confirmed. */
   get preconfirming(): boolean {
-    return this.running && !this.halted
+    return this.running && this.flashblocks
   }
+
+  /** Whether blocks are built flashblock by flashblock: not while halted, not on Denim blocks. */
+  private get flashblocks(): boolean {
+    return !this.halted && !this.producer.nextIsDenim
+  }
+
+  /**
+   * The clocks' settings for the next block: Denim's run the configured block time; before
+   * Denim, a chain that will cross it runs Base's old cadence (until the dev methods set one).
+   */
+  private get effective(): SequencerConfig {
+    return this.crossing && !this.producer.nextIsDenim ? PRE_DENIM : this.config
+  }
+
+  /** Set while a profile-base chain runs before its Denim time with the profile's own cadence. */
+  private crossing = false
 
   useHooks(hooks: SequencerHooks): void {
     this.hooks = hooks
@@ -166,12 +223,30 @@ export class Sequencer {
   async start(): Promise<void> {
     if (this.running) return
     this.running = true
-    if (!this.halted) await this.engine.queue.run(() => this.producer.open(), URGENT)
+    if (this.flashblocks) await this.engine.queue.run(() => this.producer.open(), URGENT)
     this.arm()
   }
 
+  /**
+   * A chain of profile base that starts before its Denim time (a fork of an older Base block)
+   * runs Base's old cadence until then; the configured block time is Denim's.
+   */
+  crossesDenim(): void {
+    this.crossing = !this.producer.nextIsDenim
+  }
+
   private arm(): void {
-    const { blockTime, preconfInterval } = this.config
+    const { blockTime, preconfInterval } = this.effective
+    const denim = this.producer.nextIsDenim
+    this.armedDenim = denim
+    // Dev-mined Denim blocks (no block clock) keep up with the node's clock; the block clock's follow the schedule.
+    const step = BigInt(Math.max(200, Math.ceil(blockTime / 200) * 200))
+    this.producer.setSchedule({ stepMs: step, maxLagMs: this.running && blockTime > 0 ? DENIM_MAX_LAG_MS : 0n })
+    if (denim) {
+      if (blockTime > 0) this.sealClock = new DueClock(blockTime, () => this.producer.msUntilNext(), () => this.seal(), this.failed)
+      if (this.pool.size > 0 || this.producer.depositsWaiting) this.notify()
+      return
+    }
     if (preconfInterval > 0 && !this.halted) {
       const tick = () => {
         this.ticks++
@@ -223,6 +298,8 @@ export class Sequencer {
 
   reconfigure(config: Partial<SequencerConfig>): void {
     this.config = { ...this.config, ...config }
+    // The dev methods set the cadence from now on, before Denim too.
+    if (Object.keys(config).length > 0) this.crossing = false
     if (this.running) {
       this.disarm()
       this.arm()
@@ -232,6 +309,7 @@ export class Sequencer {
   async stop(): Promise<void> {
     this.running = false
     this.disarm()
+    this.producer.setSchedule({ stepMs: 200n, maxLagMs: 0n })
     await this.flashing
     await this.engine.queue.run(async () => {})
   }
@@ -242,7 +320,8 @@ export class Sequencer {
    */
   notify(): void {
     if (!this.running || this.immediate) return
-    const onArrival = this.halted ? this.config.blockTime === 0 : this.config.preconfInterval === 0
+    const { blockTime, preconfInterval } = this.effective
+    const onArrival = this.flashblocks ? preconfInterval === 0 : blockTime === 0
     if (!onArrival) return
     this.immediate = setImmediate(() => {
       this.immediate = undefined
@@ -253,14 +332,15 @@ export class Sequencer {
   /** Executes ready pool transactions as the next flashblock (halted with block time 0: seals them). */
   flash(): Promise<void> {
     if (this.pool.size === 0 && !this.producer.depositsWaiting) return Promise.resolve()
-    if (this.halted) {
-      this.flashing = (this.config.blockTime === 0 ? this.seal() : Promise.resolve()).catch(this.failed)
+    const { blockTime } = this.effective
+    if (!this.flashblocks) {
+      this.flashing = (blockTime === 0 ? this.seal() : Promise.resolve()).catch(this.failed)
       return this.flashing
     }
     const run = this.engine.queue
       .run(() => this.flashNow(), { consistent: true, urgent: true })
       .then(async (more) => {
-        if (this.config.blockTime === 0) await this.seal()
+        if (blockTime === 0) await this.seal()
         if (more) this.notify()
       })
     this.flashing = run.catch(this.failed)
@@ -283,7 +363,7 @@ export class Sequencer {
     const room = block.header.gasLimit - block.header.gasUsed
     const batch = this.pool.selectReady(block.header.baseFeePerGas, room, 5000, stateNonce)
     if (batch.length === 0 && !this.producer.depositsWaiting) return false
-    const result = await this.producer.flashblock(batch, flashblockBudget(this.config.preconfInterval))
+    const result = await this.producer.flashblock(batch, flashblockBudget(this.effective.preconfInterval))
     for (const t of result.included) {
       this.pool.remove(this.pool.get(t.tx.hash) ?? { tx: t.tx, receivedAt: 0 })
       // A replacement accepted while its nonce was executing can no longer run.
@@ -311,10 +391,17 @@ export class Sequencer {
     }
   }
 
-  /** Seals the pending block and opens the next one (while pre-confirming). */
+  /**
+   * Seals the pending block and opens the next one (while pre-confirming). A chain crossing into
+   * Denim switches to Denim's clock at the first Denim block.
+   */
   seal(): Promise<void> {
     return this.engine.queue.run(async () => {
       await this.sealPending()
+      if (this.running && this.armedDenim !== this.producer.nextIsDenim) {
+        this.disarm()
+        this.arm()
+      }
       if (this.preconfirming) await this.producer.open()
     }, URGENT)
   }
@@ -325,7 +412,7 @@ export class Sequencer {
    * opened before the halt seals with what its flashblocks pre-confirmed.
    */
   async sealPending(): Promise<BlockRecord> {
-    if (this.halted && !this.chain.pending) {
+    if (!this.flashblocks && !this.chain.pending) {
       await this.producer.open()
       await this.flashAllReady({ deposits: true })
     }

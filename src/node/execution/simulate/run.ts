@@ -7,7 +7,7 @@
 import { receiptOf } from '../../chain/receipt.js'
 import type { BlockEnv, Engine, ExecResult, ExecView, RollupFees } from '../../engine/index.js'
 import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../../header-fields.js'
-import { BASE_PROFILE, type ChainProfile } from '../../profile.js'
+import { type ChainProfile, FLASHBLOCKS_PROFILE } from '../../profile.js'
 import type { BlockRecord, CallRequest, HeaderFields, IncludedTx, LogEntry, Withdrawal } from '../../types.js'
 import { applyBlockOverrides, applyStateOverrides, describeFailure } from '../call.js'
 import { checkSimulateInput, type PlannedBlock, planBlocks, SIMULATE_LIMITS, type SimulateInput } from './plan.js'
@@ -129,7 +129,7 @@ class Simulation {
 
   async block(planned: PlannedBlock, parent: { header: HeaderFields; hash: Uint8Array }): Promise<SimulatedBlock> {
     const { engine, view } = this.ctx
-    const profile = this.ctx.profile ?? BASE_PROFILE
+    const profile = this.ctx.profile ?? FLASHBLOCKS_PROFILE
     const overrides = planned.input?.blockOverrides
     const parentHeader = engine.header(parent.header)
     // geth carries gas limit and fee recipient forward from the previous block; the rest is reset.
