@@ -42,24 +42,42 @@ export interface PlannedBlock {
   input?: SimulateBlockInput
 }
 
-/** Numbers and timestamps of every block, gap fillers included; both must strictly increase. */
-export function planBlocks(base: HeaderFields, blocks: SimulateBlockInput[], step: bigint): PlannedBlock[] {
+/**
+ * How simulated blocks are timed on a chain with Denim (base/base PR #5043, sanitize_base_chain):
+ * a block without a time takes its 200 ms slot's second counted from the base block's time in
+ * milliseconds, or the previous block's when that is later; once Denim is active, a block may
+ * share its second with the previous one.
+ */
+export interface DenimTiming {
+  baseMs: bigint
+  /** Denim's activation time, in seconds. */
+  activation: bigint
+}
+
+/** Numbers and timestamps of every block, gap fillers included; numbers strictly increase, times too before Denim. */
+export function planBlocks(base: HeaderFields, blocks: SimulateBlockInput[], step: bigint, denim?: DenimTiming): PlannedBlock[] {
   const out: PlannedBlock[] = []
   let prevNumber = base.number
   let prevTime = base.timestamp
+  const denimAt = (time: bigint) => denim !== undefined && time >= denim.activation
+  const nextTime = (n: bigint): bigint => {
+    if (!denim || !denimAt(prevTime)) return prevTime + step
+    const scheduled = (denim.baseMs + (n - base.number) * 200n) / 1000n
+    return scheduled > prevTime ? scheduled : prevTime
+  }
   for (const input of blocks) {
     const number = input.blockOverrides?.number ?? prevNumber + 1n
     if (number <= prevNumber)
       throw new SimulateError('blockNumberOrder', `block numbers must be in order: ${number} <= ${prevNumber}`)
     if (number - base.number > BigInt(SIMULATE_LIMITS.blocks)) throw new SimulateError('clientLimit', 'too many blocks')
     for (let n = prevNumber + 1n; n < number; n++) {
-      prevTime += step
+      prevTime = nextTime(n)
       out.push({ number: n, time: prevTime })
     }
     prevNumber = number
     let time = input.blockOverrides?.time
-    if (time === undefined) time = prevTime + step
-    else if (time <= prevTime)
+    if (time === undefined) time = nextTime(number)
+    else if (time < prevTime || (time === prevTime && !(denimAt(prevTime) && denimAt(time))))
       throw new SimulateError('timestampOrder', `block timestamps must be in order: ${time} <= ${prevTime}`)
     prevTime = time
     out.push({ number, time, input })

@@ -10,7 +10,14 @@ import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../../header-fields
 import { type ChainProfile, FLASHBLOCKS_PROFILE } from '../../profile.js'
 import type { BlockRecord, CallRequest, HeaderFields, IncludedTx, LogEntry, Withdrawal } from '../../types.js'
 import { applyBlockOverrides, applyStateOverrides, describeFailure } from '../call.js'
-import { checkSimulateInput, type PlannedBlock, planBlocks, SIMULATE_LIMITS, type SimulateInput } from './plan.js'
+import {
+  checkSimulateInput,
+  type DenimTiming,
+  type PlannedBlock,
+  planBlocks,
+  SIMULATE_LIMITS,
+  type SimulateInput,
+} from './plan.js'
 import { MAX_NONCE, refusalAsSimulateError, resolveCall } from './resolve.js'
 import { TransferTracer } from './transfers.js'
 
@@ -41,6 +48,8 @@ export interface SimulateContext {
   base: { header: HeaderFields; hash: Uint8Array }
   /** Default step between simulated timestamps, in seconds (Base: the block time). */
   timeStep: bigint
+  /** On a chain with Denim (profile base): how its blocks are timed. */
+  denim?: DenimTiming
   /** Which stateRoot the simulated blocks report (profile.ts); Base's zero root when absent. */
   profile?: Pick<ChainProfile, 'simulatedStateRoot' | 'oneMovePerTarget'>
   /** OP stack: the L1 data and operator fees calls that pay fees are charged (engine/opstack/rollup.ts). */
@@ -53,7 +62,7 @@ const GWEI = 1_000_000_000n
 
 export async function simulate(ctx: SimulateContext, input: SimulateInput): Promise<SimulatedBlock[]> {
   checkSimulateInput(input)
-  const plan = planBlocks(ctx.base.header, input.blocks, ctx.timeStep)
+  const plan = planBlocks(ctx.base.header, input.blocks, ctx.timeStep, ctx.denim)
   const run = new Simulation(ctx, input.validation === true, input.traceTransfers === true)
   const { view, engine } = ctx
   await view.checkpoint()
