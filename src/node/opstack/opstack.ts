@@ -5,9 +5,9 @@
 import { hexKey } from '../bytes.js'
 import type { RollupFees, StateView } from '../engine/index.js'
 import type { HeaderFields, L1ReceiptFields, TxRecord } from '../types.js'
-import { daFootprint, fastLzSize, l1Cost, nextBaseFee, operatorFee } from './fees.js'
 import { baseTimeMillisOf } from './base-time.js'
 import { DENIM_SCALING } from './denim.js'
+import { daFootprint, fastLzSize, l1Cost, nextBaseFee, operatorFee } from './fees.js'
 import { isL1InfoDeposit, type L1BlockValues, l1InfoDeposit, nextL1Block, readL1Block } from './l1-block.js'
 import { BASE_EIP1559, decodeExtraData, encodeExtraData, type L1FeeParams, PREDEPLOYS } from './params.js'
 

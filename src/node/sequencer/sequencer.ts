@@ -8,8 +8,8 @@ import { hexKey } from '../bytes.js'
 import type { Chain } from '../chain/chain.js'
 import type { Engine } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
-import type { TxPool } from '../pool/pool.js'
 import { DENIM_MAX_LAG_MS } from '../opstack/denim.js'
+import type { TxPool } from '../pool/pool.js'
 import type { BlockRecord } from '../types.js'
 import type { BlockProducer, FlashblockBudget } from './producer.js'
 
@@ -243,7 +243,13 @@ export class Sequencer {
     const step = BigInt(Math.max(200, Math.ceil(blockTime / 200) * 200))
     this.producer.setSchedule({ stepMs: step, maxLagMs: this.running && blockTime > 0 ? DENIM_MAX_LAG_MS : 0n })
     if (denim) {
-      if (blockTime > 0) this.sealClock = new DueClock(blockTime, () => this.producer.msUntilNext(), () => this.seal(), this.failed)
+      if (blockTime > 0)
+        this.sealClock = new DueClock(
+          blockTime,
+          () => this.producer.msUntilNext(),
+          () => this.seal(),
+          this.failed,
+        )
       if (this.pool.size > 0 || this.producer.depositsWaiting) this.notify()
       return
     }
