@@ -7,6 +7,7 @@ import solc from 'solc'
 const UNITS = [
   ['Counter.sol', 'counter.ts', [['Counter', 'counter']]],
   ['Token.sol', 'token.ts', [['Token', 'token']]],
+  ['Erc20.sol', 'erc20.ts', [['Erc20', 'erc20']]],
   [
     'Tracing.sol',
     'tracing.ts',
