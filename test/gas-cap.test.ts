@@ -1,5 +1,5 @@
-// EIP-7825's per-transaction gas cap (2^24) on raw sends through viem, in both profiles: the OP
-// profile answers as reth's txpool (Base's node) does, -32003 "gas limit too high"; --profile
+// EIP-7825's per-transaction gas cap (2^24) on raw sends through viem, in every profile: the OP
+// profiles answer as reth's txpool (Base's node) does, -32003 "gas limit too high"; --profile
 // ethereum answers geth's -32000 text with the figures. A gas over the block gas limit is refused
 // for that first, as both clients' validators order it.
 import type { Hex } from 'viem'
@@ -10,6 +10,7 @@ import { type TestNode, useTestNode, waitForSealed } from './helpers.js'
 const CAP = 2n ** 24n
 
 const REFUSAL = {
+  flashblocks: { code: -32003, message: 'gas limit too high' },
   base: { code: -32003, message: 'gas limit too high' },
   ethereum: { code: -32000, message: `transaction gas limit too high (cap: ${CAP}, tx: ${CAP + 1n})` },
 } as const
@@ -30,7 +31,7 @@ async function signed(node: TestNode, index: number, gas: bigint): Promise<Hex> 
   })
 }
 
-describe.each(['base', 'ethereum'] as const)('EIP-7825 gas cap (profile %s)', (profile) => {
+describe.each(['flashblocks', 'base', 'ethereum'] as const)('EIP-7825 gas cap (profile %s)', (profile) => {
   const node = useTestNode({ profile, blockTime: 400, preconfInterval: 100 })
 
   it('refuses gas 2^24+1 with the profile client answer and mines gas 2^24', async () => {
@@ -53,7 +54,7 @@ describe.each(['base', 'ethereum'] as const)('EIP-7825 gas cap (profile %s)', (p
   })
 })
 
-describe.each(['base', 'ethereum'] as const)('block gas limit under the cap (profile %s)', (profile) => {
+describe.each(['flashblocks', 'base', 'ethereum'] as const)('block gas limit under the cap (profile %s)', (profile) => {
   const node = useTestNode({ profile, blockTime: 400, preconfInterval: 100, gasLimit: 16_000_000n })
 
   it('refuses a gas over the block gas limit for that, before the cap', async () => {

@@ -8,7 +8,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { splitRlpBlocks } from '../src/node/engine/chain-import.js'
 import { resolveOptions } from '../src/node/options.js'
-import { BASE_PROFILE, ETHEREUM_PROFILE, getProfile } from '../src/node/profile.js'
+import { BASE_PROFILE, ETHEREUM_PROFILE, FLASHBLOCKS_PROFILE, getProfile } from '../src/node/profile.js'
 import { startTestNode, useTestNode } from './helpers.js'
 
 const dir = join(import.meta.dirname, 'fixtures', 'hive-chain')
@@ -146,10 +146,12 @@ describe('chain import failures', () => {
 
 describe('chain profiles', () => {
   it('hold every difference in one object', () => {
-    expect(getProfile()).toBe(BASE_PROFILE)
+    expect(getProfile()).toBe(FLASHBLOCKS_PROFILE)
+    expect(getProfile('base')).toBe(BASE_PROFILE)
     expect(getProfile('ethereum')).toBe(ETHEREUM_PROFILE)
     expect(() => getProfile('polygon')).toThrow(/unknown profile/)
-    expect(BASE_PROFILE).toMatchObject({ blockTime: 2000, preconfInterval: 200, estimateRevertCode: -32000 })
+    expect(FLASHBLOCKS_PROFILE).toMatchObject({ blockTime: 2000, preconfInterval: 200, estimateRevertCode: -32000, denim: false })
+    expect(BASE_PROFILE).toMatchObject({ blockTime: 200, estimateRevertCode: -32000, denim: true })
     expect(ETHEREUM_PROFILE).toMatchObject({ blockTime: 12_000, estimateRevertCode: 3 })
   })
 

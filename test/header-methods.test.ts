@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { poll, startTestNode, type TestNode, useTestNode, waitForSealed } from './helpers.js'
 
-describe.each(['base', 'ethereum'])('header methods (profile %s)', (profile) => {
+describe.each(['flashblocks', 'base', 'ethereum'])('header methods (profile %s)', (profile) => {
   const node = useTestNode({ profile, blockTime: 400, preconfInterval: 100 })
   const request = (method: string, params: unknown[]) => (node.publicClient.request as any)({ method, params })
 
@@ -15,12 +15,12 @@ describe.each(['base', 'ethereum'])('header methods (profile %s)', (profile) => 
     const block = await request('eth_getBlockByNumber', [number, false])
     expect(block.transactions).toContain(sent)
     const { transactions: _t, uncles: _u, withdrawals: _w, size, ...fields } = block
-    const expected = profile === 'base' ? { ...fields, size } : fields
+    const expected = profile !== 'ethereum' ? { ...fields, size } : fields
 
     const header = await request('eth_getHeaderByNumber', [number])
     expect(header).toEqual(expected)
     for (const absent of ['transactions', 'uncles', 'withdrawals', 'totalDifficulty']) expect(header).not.toHaveProperty(absent)
-    expect('size' in header).toBe(profile === 'base')
+    expect('size' in header).toBe(profile !== 'ethereum')
     expect(await request('eth_getHeaderByHash', [receipt.blockHash])).toEqual(expected)
 
     // Tags as eth_getBlockByNumber takes them: each header is that block's.
@@ -32,7 +32,7 @@ describe.each(['base', 'ethereum'])('header methods (profile %s)', (profile) => 
         { what: `${tag} header` },
       )
       const { transactions: _bt, uncles: _bu, withdrawals: _bw, size: bsize, ...bfields } = b
-      expect(h).toEqual(profile === 'base' ? { ...bfields, size: bsize } : bfields)
+      expect(h).toEqual(profile !== 'ethereum' ? { ...bfields, size: bsize } : bfields)
     }
     expect((await request('eth_getHeaderByNumber', ['earliest'])).number).toBe('0x0')
   })
