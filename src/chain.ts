@@ -1,7 +1,8 @@
 // A viem chain for a pcnode devnet. `experimental_preconfirmationTime` is what viem's Base
 // preconf chains set: clients then default to the "pending" (pre-confirmed) block tag and
 // waitForTransactionReceipt polls at that interval, so apps see pre-confirmations as on Base.
-// Under the base profile it carries viem's OP-stack config, as viem's `base` chain does: the
+// Under --profile base (Denim: 200 ms blocks, no pre-confirmations) it sets no preconfirmation
+// time, so clients read "latest" as they do against Base today. Under the OP profiles it carries viem's OP-stack config, as viem's `base` chain does: the
 // formatters that parse deposits and OP receipts, the deposit serializer, the predeploys'
 // addresses, and Multicall3 (a preinstall) for batched reads.
 import type { Chain } from 'viem'
@@ -17,11 +18,14 @@ export interface PcnodeChainOptions {
   wsUrl?: string
   /** The node's pre-confirmation interval in ms (default 200). */
   preconfInterval?: number
-  /** The node's block time in ms (default 2000); viem derives its default polling interval from it. */
+  /** The node's block time in ms (default the profile's: 2000, or 200 under base); viem derives its default polling interval from it. */
   blockTime?: number
   name?: string
-  /** The node's profile: 'base' (default) adds the OP-stack formatters and contracts; 'ethereum' none. */
-  profile?: 'base' | 'ethereum'
+  /**
+   * The node's profile: 'flashblocks' (default) and 'base' add the OP-stack formatters and
+   * contracts, 'ethereum' none; 'base' has no pre-confirmations to read.
+   */
+  profile?: 'flashblocks' | 'base' | 'ethereum'
 }
 
 export function pcnodeChain(options: PcnodeChainOptions = {}): Chain {
@@ -43,8 +47,8 @@ export function pcnodeChain(options: PcnodeChainOptions = {}): Chain {
     name: options.name ?? 'pcnode',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl], webSocket: [wsUrl] } },
-    blockTime: options.blockTime ?? 2000,
-    experimental_preconfirmationTime: options.preconfInterval ?? 200,
+    blockTime: options.blockTime ?? (options.profile === 'base' ? 200 : 2000),
+    ...(options.profile === 'base' ? {} : { experimental_preconfirmationTime: options.preconfInterval ?? 200 }),
     testnet: true,
   })
 }

@@ -1,5 +1,5 @@
 // The explorer's script, first half: a JSON-RPC client of the node's own origin (fetch POST and one
-// WebSocket), DOM and number helpers, the live feed (newHeads, and under the base profile newFlashblocks
+// WebSocket), DOM and number helpers, the live feed (newHeads, and under the flashblocks profile newFlashblocks
 // in its raw payload form) and the router (#block/…, #tx/…, #address/… and the search box).
 // Plain browser JavaScript kept as a string: it runs inline under the page's hash-pinned CSP.
 
@@ -91,8 +91,9 @@ function addFlashblock(p) {
     el('span', { 'class': 'muted' }, [dec(p.diff.gas_used) + ' gas so far']),
   ]));
 }
-// Only the base profile splits a block into flashblocks (under --profile ethereum each block is one),
-// so only there are they shown; its chain has the OP Stack's L1Block predeploy, the ethereum one none.
+// Only the flashblocks profile splits a block into flashblocks (Denim blocks under --profile base and
+// --profile ethereum's are whole, and their newFlashblocks sends nothing), so only there are they
+// shown; the OP profiles' chains have the OP Stack's L1Block predeploy, the ethereum one none.
 var L1_BLOCK = '0x4200000000000000000000000000000000000015';
 var opStack = false;
 async function detectProfile() {
