@@ -114,6 +114,21 @@ export class Admission {
   }
 
   /**
+   * anvil_reorg's request objects: filled as eth_sendTransaction fills them but at `nonce` (the
+   * sender's in the reorg's common block), signed by the dev key or unsigned when impersonated, as
+   * anvil builds them; not pooled.
+   */
+  async buildSigned(req: CallRequest, nonce: bigint): Promise<TxRecord> {
+    const from = req.from
+    if (!from) throw new InvalidParamsError('missing from')
+    const account = this.devAccount(from)
+    if (!account && !this.ctx.impersonating(from)) throw new TxRejectedError(`unknown account 0x${hexKey(from)}`)
+    const fields = await this.fill({ ...req, nonce }, from)
+    const signer = account ? { privateKey: hexBytes(account.privateKey) } : { impersonated: from }
+    return this.ctx.engine.buildTransaction(fields, signer)
+  }
+
+  /**
    * eth_fillTransaction (geth's): `req` with its defaults filled as eth_sendTransaction fills them,
    * unsigned. No sender given: the zero address, as geth's. The gas is estimated at "pending" (geth
    * estimates at latest; on a pre-confirming node a transaction runs on the pre-confirmed state).

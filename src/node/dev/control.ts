@@ -1,6 +1,6 @@
 // Test-client control: what anvil's and Hardhat's dev methods do (viem's test actions), mapped onto
 // pcnode's model of a pending (pre-confirmed) block on top of sealed ones. A thin facade over the
-// dev services (time.ts, blocks.ts, edits.ts, mining.ts, snapshots.ts, cheats.ts) and the state
+// dev services (time.ts, blocks.ts, edits.ts, mining.ts, snapshots.ts, cheats.ts, reorg.ts) and the state
 // file (storage/persistence.ts); everything that touches state runs in the engine queue.
 
 import type { Admission } from '../admission/admission.js'
@@ -16,6 +16,7 @@ import type { CallRequest } from '../types.js'
 import { type BlockParts, checkTimestamp, checkTimestampRange, dropTransaction, mine, reopen } from './blocks.js'
 import { type EditsParts, StateEdits } from './edits.js'
 import { Mining, type MiningParts } from './mining.js'
+import { prepareReorg, type ReorgPair, reorg } from './reorg.js'
 import { Snapshots, type SnapshotsParts } from './snapshots.js'
 
 /** The dev services' parts together, with the impersonations and the OP-stack L1 fees. */
@@ -113,6 +114,12 @@ export class DevControl {
 
   mine(blocks = 1n, interval = 0n, timestamp?: bigint): Promise<void> {
     return this.run(() => mine(this.ctx, blocks, interval, timestamp))
+  }
+
+  /** anvil_reorg: the last `depth` blocks replaced by new ones holding `pairs` (reorg.ts). */
+  async reorg(depth: bigint, pairs: ReorgPair[]): Promise<void> {
+    const prepared = await prepareReorg(this.ctx, this.admission, depth, pairs)
+    await this.run(() => reorg(this.ctx, prepared))
   }
 
   /** evm_increaseTime: returns the total offset in seconds (anvil answers a number). */

@@ -7,6 +7,7 @@ import { expectArgs, type Handler, type MethodTable } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
 import { parseAddress, parseData, parseHash, parseQuantity, parseSlot, toData, toQuantity } from '../hex.js'
 import { isObject, parseBoundedQuantity, parseCallRequest } from '../params.js'
+import { parseReorgPairs } from '../reorg-params.js'
 import type { MethodGroup } from './group.js'
 
 function parseBool(value: unknown, name: string): boolean {
@@ -116,6 +117,14 @@ export const devMethods: MethodGroup = (node) => {
       expectArgs(params, 1, 1)
       const hash = parseHash(params[0], 'hash')
       return (await dev.dropTransaction(hash)) ? toData(hash) : null
+    },
+    /** `[depth, [[tx, blockOffset], ...]]`: the last `depth` blocks replaced (node/dev/reorg.ts). */
+    anvil_reorg: async (params) => {
+      expectArgs(params, 1, 2)
+      const first = node.accounts[0]
+      const pairs = parseReorgPairs(params[1], first && parseAddress(first.address, 'from'))
+      await dev.reorg(parseQuantity(params[0], 'depth'), pairs)
+      return null
     },
     anvil_dropAllTransactions: async () => {
       await dev.dropAllTransactions()
