@@ -43,6 +43,10 @@ export interface NodeOptions {
   stateHistory?: number
   /** Folder for everything a user wants kept (the state file, the app server's data). '' = none. */
   dataDir?: string
+  /** Blocks the `safe` tag trails `latest` (an OP chain's safe head waits for its batch on L1); 0 = latest. */
+  safeLag?: number
+  /** Blocks the `finalized` tag trails `latest` (never less than safeLag: finalized never passes safe); 0 = latest. */
+  finalizedLag?: number
   /**
    * Chain profile (profile.ts): 'flashblocks' (default: 2 s blocks, 200 ms pre-confirmations),
    * 'base' (Base since Denim: 200 ms blocks) or 'ethereum'; sets the block-time defaults.
@@ -122,6 +126,8 @@ export const DEFAULTS: ResolvedOptions = {
   stateInterval: 10,
   stateHistory: 8192,
   dataDir: '',
+  safeLag: 0,
+  finalizedLag: 0,
   profile: 'flashblocks',
   denimTime: 0n,
   genesisFile: '',
@@ -143,7 +149,7 @@ export const DEFAULTS: ResolvedOptions = {
 }
 
 /** The fault settings the options start the node with (faults/settings.ts). */
-export function faultSettingsOf(o: ResolvedOptions): PreconfFaultSettings {
+export function faultSettingsOf(o: ResolvedOptions): Partial<PreconfFaultSettings> {
   return {
     dropRate: o.preconfDropRate,
     seed: o.preconfSeed,
@@ -175,6 +181,7 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   if (resolved.accounts < 0 || resolved.accounts > 1000) throw new Error('accounts must be between 0 and 1000')
   if (!Number.isSafeInteger(resolved.stateInterval) || resolved.stateInterval < 0) throw new Error('state interval must be >= 0')
   if (!Number.isSafeInteger(resolved.stateHistory) || resolved.stateHistory < 0) throw new Error('state history must be >= 0')
+  checkLags(resolved)
   checkL1Fees(resolved)
   resolved.allowOrigins = checkAllowOrigins(resolved.allowOrigins)
   resolved.allowHosts = checkAllowHosts(resolved.allowHosts)
@@ -191,6 +198,16 @@ function checkFork(fork: ForkOptions): void {
   if (n !== undefined && !(typeof n === 'bigint' || Number.isSafeInteger(n))) throw new Error(`fork: invalid block number ${n}`)
   if (fork.chainId !== undefined && (!Number.isSafeInteger(fork.chainId) || fork.chainId <= 0)) {
     throw new Error(`fork: invalid chain id ${fork.chainId}`)
+  }
+}
+
+/** The tags' lags are block counts. */
+function checkLags(o: ResolvedOptions): void {
+  for (const [name, lag] of [
+    ['safe', o.safeLag],
+    ['finalized', o.finalizedLag],
+  ] as const) {
+    if (!Number.isSafeInteger(lag) || lag < 0) throw new Error(`${name} lag must be a whole number of blocks >= 0, got ${lag}`)
   }
 }
 

@@ -32,6 +32,11 @@ export class Chain {
   private readonly txs = new Map<string, IncludedTx>()
   /** The block being pre-confirmed; undefined while no block is open (no mining). */
   pending: BlockRecord | undefined
+  /**
+   * How many blocks `safe` and `finalized` trail `latest` (options safeLag / finalizedLag): an OP
+   * chain's safe head waits for its batch on L1, its finalized head for that L1 block to finalize.
+   */
+  lags: { safe: bigint; finalized: bigint } = { safe: 0n, finalized: 0n }
 
   get head(): BlockRecord {
     return this.blocks[this.blocks.length - 1]
@@ -188,6 +193,11 @@ export class Chain {
           return this.visiblePending ?? this.head
         case 'earliest':
           return this.blocks[0]
+        case 'safe':
+          return this.lagging(this.lags.safe)
+        case 'finalized':
+          // Never past the safe block (geth's ordering of its heads).
+          return this.lagging(this.lags.finalized > this.lags.safe ? this.lags.finalized : this.lags.safe)
         default:
           return this.head
       }
@@ -202,6 +212,12 @@ export class Chain {
     const block = this.byHash.get(hexKey(ref.hash))
     if (!block) throw new BlockNotFoundError()
     return block
+  }
+
+  /** The sealed block `lag` below the head; never below the first block held (block 0, or the fork block). */
+  private lagging(lag: bigint): BlockRecord {
+    const n = this.head.header.number - lag
+    return n > this.first ? (this.byNumber(n) as BlockRecord) : this.blocks[0]
   }
 
   /** Like resolve, but undefined instead of an error for unknown blocks. */
