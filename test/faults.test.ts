@@ -452,8 +452,10 @@ describe('pcnode_setPreconfFaults / pcnode_getPreconfFaults', () => {
       jitterMs: 0,
       requeue: false,
       notifyDropped: false,
+      reorgRate: 0,
+      reorgDepth: 1,
       halted: false,
-      injected: { dropped: 0, halts: 0, restarts: 0, irregularBlocks: 0, total: 0 },
+      injected: { dropped: 0, halts: 0, restarts: 0, irregularBlocks: 0, reorgedBlocks: 0, total: 0 },
     })
     const set = await node.rpc('pcnode_setPreconfFaults', [{ dropRate: 0.25, seed: '0x10', requeue: true }])
     expect(set.result).toMatchObject({ dropRate: 0.25, seed: 16, requeue: true, jitterMs: 0 })
@@ -464,8 +466,14 @@ describe('pcnode_setPreconfFaults / pcnode_getPreconfFaults', () => {
       [{ jitterMs: 'soon' }, 'invalid argument 0.jitterMs: hex string without 0x prefix or with invalid characters'],
       [{ jitterMs: 60_001 }, 'invalid argument 0: invalid jitterMs 60001: expected whole milliseconds from 0 to 60000'],
       [{ notifyDropped: 1 }, 'invalid argument 0.notifyDropped: expected a boolean'],
-      [{ dropRat: 0.1 }, 'invalid argument 0: unknown field dropRat (expected dropRate, seed, jitterMs, requeue, notifyDropped)'],
-      [[0.1], 'invalid argument 0: expected an object of dropRate, seed, jitterMs, requeue, notifyDropped'],
+      [
+        { dropRat: 0.1 },
+        'invalid argument 0: unknown field dropRat (expected dropRate, seed, jitterMs, requeue, notifyDropped, reorgRate, reorgDepth)',
+      ],
+      [
+        [0.1],
+        'invalid argument 0: expected an object of dropRate, seed, jitterMs, requeue, notifyDropped, reorgRate, reorgDepth',
+      ],
     ]
     for (const [param, message] of bad) {
       expect((await node.rpc('pcnode_setPreconfFaults', [param])).error).toEqual({ code: -32602, message })

@@ -24,7 +24,7 @@ export interface NodeEventMap {
   fault: [{ kind: FaultKind; message: string }]
 }
 
-export type FaultKind = 'drop' | 'halt' | 'resume' | 'restart' | 'cadence' | 'settings'
+export type FaultKind = 'drop' | 'halt' | 'resume' | 'restart' | 'cadence' | 'reorg' | 'settings'
 
 export class NodeEvents extends EventEmitter<NodeEventMap> {
   constructor() {

@@ -2,8 +2,9 @@
 // app builders a pre-confirmation is a strong promise, not a guarantee, and to "implement fallback
 // logic" (base/docs app-integration.mdx, "Reliability & Fallback"): a pre-confirmed transaction can
 // be missing from the sealed block, flashblocks can stop (plain 2 s blocks go on), a failover
-// restarts the stream mid-block, the cadence drifts. Each of these is one call here; the re-run is
-// rerun.ts, the halt and the jittered clock the sequencer's.
+// restarts the stream mid-block, the cadence drifts; an unsafe block can be replaced by another at
+// its height. Each of these is one call here; the re-run is rerun.ts, the replaced blocks
+// replace.ts, the halt and the jittered clock the sequencer's.
 import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
 import { NodeError } from '../errors.js'
@@ -11,7 +12,8 @@ import type { FaultKind } from '../events.js'
 import type { FlashJitter } from '../sequencer/sequencer.js'
 import type { BlockRecord, IncludedTx, TxRecord } from '../types.js'
 import { type RestartOrder, reorder } from './order.js'
-import { dropDraw, seededRandom } from './random.js'
+import { blockDraw, dropDraw, seededRandom } from './random.js'
+import { rebuildHead } from './replace.js'
 import { type LeftOut, type RerunParts, rerunOpenBlock } from './rerun.js'
 import { checkFaultSettings, DEFAULT_FAULT_SETTINGS, type PreconfFaultSettings } from './settings.js'
 
@@ -36,6 +38,8 @@ export interface FaultCounts {
   restarts: number
   /** Blocks whose flashblock clock ticked more or fewer times than blockTime / preconfInterval (jitter). */
   irregularBlocks: number
+  /** Sealed blocks replaced by the reorg fault (each reorg counts its depth). */
+  reorgedBlocks: number
 }
 
 export interface FaultSummary extends PreconfFaultSettings {
@@ -64,7 +68,7 @@ const hex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
 
 export class PreconfFaults {
   private settings: PreconfFaultSettings
-  private readonly counts: FaultCounts = { dropped: 0, halts: 0, restarts: 0, irregularBlocks: 0 }
+  private readonly counts: FaultCounts = { dropped: 0, halts: 0, restarts: 0, irregularBlocks: 0, reorgedBlocks: 0 }
   private readonly drops = new Map<string, DropRecord>()
   /** Dropped with requeue: back to the pool once the block they were dropped from seals. */
   private held: TxRecord[] = []
@@ -86,7 +90,7 @@ export class PreconfFaults {
 
   summary(): FaultSummary {
     const injected = { ...this.counts, total: 0 }
-    injected.total = injected.dropped + injected.halts + injected.restarts + injected.irregularBlocks
+    injected.total = injected.dropped + injected.halts + injected.restarts + injected.irregularBlocks + injected.reorgedBlocks
     return { ...this.settings, halted: this.ctx.sequencer.isHalted, injected }
   }
 
@@ -102,7 +106,7 @@ export class PreconfFaults {
     }
     this.report(
       'settings',
-      `settings: drop rate ${s.dropRate}, seed ${s.seed}, jitter ${s.jitterMs} ms, dropped transactions ${s.requeue ? 'back to the pool' : 'discarded'}, drop notifications ${s.notifyDropped ? 'on' : 'off'}`,
+      `settings: drop rate ${s.dropRate}, seed ${s.seed}, jitter ${s.jitterMs} ms, dropped transactions ${s.requeue ? 'back to the pool' : 'discarded'}, drop notifications ${s.notifyDropped ? 'on' : 'off'}, reorg rate ${s.reorgRate} (depth ${s.reorgDepth})`,
     )
     return this.summary()
   }
@@ -191,9 +195,11 @@ export class PreconfFaults {
     return left
   }
 
-  /** Inside the queue, once a block sealed: requeued drops return to the pool; the cadence is checked. */
+  /** Inside the queue, once a block sealed: requeued drops return to the pool; the cadence is checked; the reorg rate draws. */
   private async afterSeal(block: BlockRecord, ticks: number): Promise<void> {
     if (this.held.length > 0) await this.requeueHeld()
+    const { reorgRate, seed } = this.settings
+    if (reorgRate > 0 && blockDraw(seed, block.header.number) < reorgRate) await this.reorg(block)
     const jitter = this.jitter()
     const { blockTime, preconfInterval } = this.ctx.sequencer.configuration
     if (jitter && !block.hidden && blockTime > 0 && preconfInterval > 0) {
@@ -220,6 +226,29 @@ export class PreconfFaults {
       if (chain.getTx(tx.hash) || pool.has(tx.hash) || pool.atNonce(tx.from, tx.nonce)) continue
       if (tx.nonce < (await engine.live.nonce(tx.from))) continue
       pool.add({ tx, receivedAt: performance.now() })
+    }
+  }
+
+  /** The reorg fault: the blocks up to `block` (the head) are built again from their transactions, with new hashes. */
+  private async reorg(block: BlockRecord): Promise<void> {
+    const { chain } = this.ctx
+    const depth = BigInt(this.settings.reorgDepth)
+    const room = block.header.number - chain.first
+    const d = depth < room ? depth : room
+    if (d === 0n) return
+    const old = chain.blocks.slice(chain.blocks.length - Number(d)).map((b) => hex(b.hash))
+    try {
+      const sealed = await rebuildHead(this.ctx, d)
+      this.counts.reorgedBlocks += sealed.length
+      const now = sealed.map((b) => hex(b.hash))
+      this.report(
+        'reorg',
+        `reorg: block${d > 1n ? 's' : ''} ${block.header.number - d + 1n}..${block.header.number} replaced (${old.join(', ')} -> ${now.join(', ')}; reorg rate ${this.settings.reorgRate}, seed ${this.settings.seed})`,
+      )
+    } catch (error) {
+      // The common block's state pruned (--state-history): no reorg, the chain goes on as sealed.
+      if (!(error instanceof NodeError)) throw error
+      this.report('reorg', `reorg of block ${block.header.number} skipped: ${error.message}`)
     }
   }
 

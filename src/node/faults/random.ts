@@ -30,3 +30,9 @@ export function dropDraw(seed: number, hash: Uint8Array, attempt: number): numbe
   const digest = createHash('sha256').update(u32(seed)).update(hash).update(u32(attempt)).digest()
   return digest.readUInt32BE(0) / 2 ** 32
 }
+
+/** The reorg fault's draw for a sealed block, in [0, 1): a function of the seed and the block number, not of timing. */
+export function blockDraw(seed: number, blockNumber: bigint): number {
+  const digest = createHash('sha256').update('reorg').update(u32(seed)).update(blockNumber.toString()).digest()
+  return digest.readUInt32BE(0) / 2 ** 32
+}

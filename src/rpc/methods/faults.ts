@@ -1,5 +1,6 @@
 // pcnode's pre-confirmation fault injection (docs/faults.md): drop a pre-confirmed
-// transaction, a seeded drop rate, halted and restarted flashblock streams, an irregular cadence.
+// transaction, a seeded drop rate, halted and restarted flashblock streams, an irregular cadence,
+// a seeded rate of replaced (reorged) head blocks.
 // The node side is src/node/faults/.
 import type { FaultSummary } from '../../node/faults/faults.js'
 import { RESTART_ORDERS, type RestartOrder } from '../../node/faults/order.js'
@@ -22,18 +23,20 @@ function parseBool(value: unknown, name: string): boolean {
   return value
 }
 
-/** `{ dropRate?, seed?, jitterMs?, requeue?, notifyDropped? }`, each checked against its bounds. */
+/** `{ dropRate?, seed?, jitterMs?, requeue?, notifyDropped?, reorgRate?, reorgDepth? }`, each checked against its bounds. */
 function parseFaultSettings(value: unknown): Partial<PreconfFaultSettings> {
   if (!isObject(value)) throw invalidParams(`invalid argument 0: expected an object of ${FAULT_SETTING_NAMES.join(', ')}`)
   const out: Partial<PreconfFaultSettings> = {}
   for (const [key, raw] of Object.entries(value)) {
     switch (key) {
       case 'dropRate':
-        if (typeof raw !== 'number') throw invalidParams('invalid argument 0: dropRate must be a JSON number from 0 to 1')
-        out.dropRate = raw
+      case 'reorgRate':
+        if (typeof raw !== 'number') throw invalidParams(`invalid argument 0: ${key} must be a JSON number from 0 to 1`)
+        out[key] = raw
         break
       case 'seed':
       case 'jitterMs':
+      case 'reorgDepth':
         out[key] = parseNumber(raw, `0.${key}`)
         break
       case 'requeue':
