@@ -46,6 +46,7 @@ export function banner(chalk: ChalkInstance, started: StartedNode, flags: StartF
   const why =
     fork && facts.profileFromFork ? ` (the upstream's blocks ${opStack ? 'are' : 'are not'} OP-stack; --profile overrides)` : ''
   lines.push(`Profile:           ${options.profile}${why}`)
+  lines.push(...profileLines(options.profile, options.denimTime, started.node.chain.head.header.timestamp))
   lines.push(`Hardfork:          ${flags.hardfork}`)
   if (fork) {
     const head = started.node.chain.head.header
@@ -61,7 +62,11 @@ export function banner(chalk: ChalkInstance, started: StartedNode, flags: StartF
       `L1 fees:           base fee ${flags.l1BaseFee} wei, blob base fee ${flags.l1BlobBaseFee} wei, scalars ${flags.l1FeeScalars.join(',')}`,
     )
   }
-  if (flags.mining) {
+  const denim = getProfile(options.profile).denim && started.node.chain.head.header.timestamp >= options.denimTime
+  if (flags.mining && denim) {
+    lines.push(`Block time:        ${options.blockTime} ms`)
+    lines.push('Pre-confirmation:  none (Denim: each block is sealed whole; pending reads latest)')
+  } else if (flags.mining) {
     lines.push(`Block time:        ${options.blockTime} ms`)
     const each = options.preconfInterval === 0 ? 'each transaction as it arrives' : `every ${options.preconfInterval} ms`
     lines.push(`Pre-confirmation:  ${each}`)
@@ -180,4 +185,15 @@ function faultsLine(flags: StartFlags): string | undefined {
 
 function time(at: number): string {
   return new Date(at).toISOString().slice(11, 23)
+}
+
+/** What the profile imitates: the flashblocks one names Base's current profile; base says when Denim started. */
+function profileLines(profile: string, denimTime: bigint, head: bigint): string[] {
+  if (profile === 'flashblocks') {
+    return ['                   Base before Denim and rollup-boost chains (flashblocks); --profile base runs Base since Denim']
+  }
+  if (profile !== 'base') return []
+  if (head >= denimTime) return ['                   Base since Denim: 200 ms blocks, millisecond time, no flashblocks']
+  const at = new Date(Number(denimTime) * 1000).toISOString()
+  return [`                   Base before Denim (flashblocks) until ${at}, then 200 ms blocks`]
 }

@@ -111,26 +111,33 @@ export function registerStart(program: Command): void {
       parseInteger('state history'),
       DEFAULTS.stateHistory,
     )
-    // Left unset unless given: the profile's default applies (options.ts).
-    .option('--safe-lag <blocks>', 'blocks the "safe" tag trails "latest" (default: 0)', parseInteger('safe lag'))
-    .option('--finalized-lag <blocks>', 'blocks the "finalized" tag trails "latest" (default: 0)', parseInteger('finalized lag'))
     .option('--data-dir <dir>', 'folder for kept data; without --state the state file is <dir>/state.json')
     // The example typed-data app (src/app, start-app.ts); it keeps its used nonces in --data-dir too.
     .option('--app-port <port>', 'port of the example typed-data app; 0 picks a free one (default: 3001)', parseAppPort)
     .option('--no-app', 'do not start the example typed-data app')
     .option('--verify-mode <mode>', "the app's verification: full or simple", parseVerifyMode, 'full')
-    .option('--profile <name>', 'chain profile: base (2 s blocks, 200 ms pre-confirmations) or ethereum (geth: 12 s)', 'base')
+    .option(
+      '--profile <name>',
+      'chain profile: flashblocks (Base before Denim, rollup-boost chains: 2 s blocks, 200 ms pre-confirmations), base (Base since Denim: 200 ms blocks) or ethereum (geth: 12 s)',
+      'flashblocks',
+    )
+    .addOption(
+      new Option(
+        '--denim-time <seconds>',
+        "profile base: when Denim activates, in unix seconds (default: from genesis; a fork of Base: Base's)",
+      ).argParser(parseBigInt('Denim time')),
+    )
     // The OP stack's L1 values (profile base): what the L1-info deposits carry and the L1 data fee uses.
     .addOption(
       bigintOption(
         '--l1-base-fee <wei>',
-        'profile base: the L1 base fee, in wei (or e.g. 1gwei)',
+        'OP profiles (flashblocks, base): the L1 base fee, in wei (or e.g. 1gwei)',
         parseAmount,
         DEFAULTS.l1BaseFee,
       ),
     )
     .addOption(
-      bigintOption('--l1-blob-base-fee <wei>', 'profile base: the L1 blob base fee, in wei', parseAmount, DEFAULTS.l1BlobBaseFee),
+      bigintOption('--l1-blob-base-fee <wei>', 'OP profiles (flashblocks, base): the L1 blob base fee, in wei', parseAmount, DEFAULTS.l1BlobBaseFee),
     )
     .addOption(
       new Option('--l1-fee-scalars <base,blob>', "profile base: the L1 fee scalars (Base's by default)")
