@@ -259,6 +259,29 @@ describe('safe and finalized lag latest', () => {
     expect(await numberAt('finalized')).toBe((await numberAt('latest')) - 5)
   })
 
+  it('a read at a lagging safe gives no pre-confirmation hint; at latest it does', async () => {
+    const lines: string[] = []
+    const live = await startTestNode({
+      profile: 'flashblocks',
+      blockTime: 60_000,
+      preconfInterval: 0,
+      safeLag: 1,
+      silent: false,
+      logger: (line) => lines.push(line),
+    })
+    try {
+      await live.rpc('anvil_mine', ['0x2'])
+      const sent = (await live.rpc('eth_sendTransaction', [{ from: A1.address, to: TO, value: '0x1' }])).result
+      await poll(async () => (await live.rpc('eth_getTransactionReceipt', [sent])).result)
+      expect((await live.rpc('eth_getTransactionCount', [A1.address, 'safe'])).result).toBe('0x0')
+      expect(lines.filter((l) => l.startsWith('hint:'))).toEqual([])
+      expect((await live.rpc('eth_getTransactionCount', [A1.address, 'latest'])).result).toBe('0x0')
+      expect(lines.filter((l) => l.startsWith('hint:'))).toHaveLength(1)
+    } finally {
+      await live.stop()
+    }
+  })
+
   it('refuses negative or fractional lags', async () => {
     await expect(startTestNode({ safeLag: -1 })).rejects.toThrow(/safe lag/)
     await expect(startTestNode({ finalizedLag: 1.5 })).rejects.toThrow(/finalized lag/)

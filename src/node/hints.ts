@@ -38,7 +38,8 @@ export class PreconfHints {
    * made in it yet. Marks it made.
    */
   shouldCheck(ref: BlockRef, account: Uint8Array, what: string, target?: Uint8Array): boolean {
-    if (!readsLatest(ref) || this.toldInBlock(account)) return false
+    // `safe` / `finalized` behind the head (--safe-lag) differ from `pending` for that reason, not pre-confirmations.
+    if (!readsLatest(ref) || this.chain.find(ref) !== this.chain.head || this.toldInBlock(account)) return false
     return this.firstInBlock(this.compared, `${what}:${hexKey(account)}:${target ? hexKey(target) : ''}`)
   }
 
