@@ -18,6 +18,8 @@ const SLOW = [
   'test/cli-wallet.test.ts',
   'test/tracing.test.ts',
   'test/fixture-app.test.ts',
+  'test/denim-clients.test.ts',
+  'test/denim-fork.test.ts',
 ]
 
 const common = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' } as const
