@@ -56,11 +56,16 @@ describe('fork of a local anvil behind a 50 ms proxy: impersonated transfers at 
     anvil?.stop()
   })
 
-  it("forks Base Sepolia's chain id as Base: its blocks open with the L1-info deposit", async () => {
+  it("forks Base Sepolia's chain id as Base after Denim: its blocks open with the L1-info and BaseTime deposits", async () => {
     expect(node.chainId).toBe(84532)
-    expect(node.node.profile.opStack).toBe(true)
-    const pending = (await node.rpc('eth_getBlockByNumber', ['pending', true])).result
-    expect(pending.transactions[0].type).toBe('0x7e')
+    expect(node.node.profile.name).toBe('base')
+    const forkNumber = node.node.fork?.number ?? 0n
+    const local = await poll(async () => {
+      const latest = (await node.rpc('eth_getBlockByNumber', ['latest', true])).result
+      return BigInt(latest.number) > forkNumber ? latest : undefined
+    })
+    expect(local.transactions[0].type).toBe('0x7e')
+    expect(local.transactions[1].to).toBe('0x4200000000000000000000000000000000000030')
   })
 
   it('two sends at once from one dev account (filled while the upstream answers): nonces n and n + 1', async () => {
