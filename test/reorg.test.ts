@@ -1,8 +1,9 @@
 // Chain reorganisations: anvil_reorg beside anvil 1.7.1 on the same requests, what a newHeads
 // subscriber and readers see of the replaced blocks, the `safe` / `finalized` lags, and the seeded
 // reorg fault (pcnode_setPreconfFaults({reorgRate})).
-import { type Hex, keccak256, parseGwei } from 'viem'
+import { type Hex, keccak256, parseGwei, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { serializeTransaction as serializeOpTransaction } from 'viem/op-stack'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openSocket, poll, startAnvil, startTestNode, type TestNode, useTestNode } from './helpers.js'
 
@@ -221,6 +222,22 @@ describe.each(['base', 'flashblocks'])('anvil_reorg on profile %s (OP stack), mi
     } else {
       expect((await node.rpc('pcnode_transactionStatus', [open])).result.status).toBe('pending')
     }
+  })
+
+  it('refuses a deposit among the transactions (-32602): deposits come from L1', async () => {
+    const deposit = serializeOpTransaction({
+      type: 'deposit',
+      sourceHash: keccak256(toHex(`reorg deposit ${profile}`)),
+      from: '0x00000000000000000000000000000000000d3a05',
+      to: TO,
+      mint: 1n,
+      gas: 100_000n,
+    })
+    const head = (await node.rpc('eth_getBlockByNumber', ['latest', false])).result
+    const { error } = await node.rpc('anvil_reorg', [1, [[deposit, 0]]])
+    expect(error?.code).toBe(-32602)
+    expect(error?.message).toMatch(/deposit/)
+    expect((await node.rpc('eth_getBlockByNumber', ['latest', false])).result.hash).toBe(head.hash)
   })
 })
 

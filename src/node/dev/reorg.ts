@@ -8,6 +8,7 @@ import { hexKey } from '../bytes.js'
 import { InvalidParamsError, NodeError } from '../errors.js'
 import { commonBlock, type ReorgParts, replaceBlocks } from '../faults/replace.js'
 import type { CallRequest, TxRecord } from '../types.js'
+import { MAX_MINE_BLOCKS } from './blocks.js'
 
 /** One of anvil_reorg's transactions: a signed one, or a request a dev account signs. */
 export type ReorgTx = { raw: Uint8Array } | { request: CallRequest }
@@ -31,6 +32,8 @@ export async function prepareReorg(
 ): Promise<TxRecord[][]> {
   const { engine, chain } = ctx
   const common = commonBlock(chain, depth)
+  // Each new block is built while the chain waits: anvil_mine's bound.
+  if (depth > MAX_MINE_BLOCKS) throw new InvalidParamsError(`at most ${MAX_MINE_BLOCKS} blocks per call`)
   const late = pairs.find((p) => p.offset >= depth)
   if (late) {
     throw new InvalidParamsError(
@@ -50,6 +53,9 @@ export async function prepareReorg(
       } catch (error) {
         if (!(error instanceof NodeError)) throw error
         throw new InvalidParamsError(`invalid argument 1: transaction ${i}: ${error.message}`)
+      }
+      if (record.deposit) {
+        throw new InvalidParamsError(`invalid argument 1: transaction ${i} is a deposit: deposits come from L1, not from a reorg`)
       }
     } else {
       const from = tx.request.from as Uint8Array
