@@ -111,6 +111,9 @@ export function registerStart(program: Command): void {
       parseInteger('state history'),
       DEFAULTS.stateHistory,
     )
+    // Left unset unless given: the profile's default applies (options.ts).
+    .option('--safe-lag <blocks>', 'blocks the "safe" tag trails "latest" (default: 0)', parseInteger('safe lag'))
+    .option('--finalized-lag <blocks>', 'blocks the "finalized" tag trails "latest" (default: 0)', parseInteger('finalized lag'))
     .option('--data-dir <dir>', 'folder for kept data; without --state the state file is <dir>/state.json')
     // The example typed-data app (src/app, start-app.ts); it keeps its used nonces in --data-dir too.
     .option('--app-port <port>', 'port of the example typed-data app; 0 picks a free one (default: 3001)', parseAppPort)
