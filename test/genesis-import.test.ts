@@ -151,7 +151,13 @@ describe('chain profiles', () => {
     expect(getProfile('ethereum')).toBe(ETHEREUM_PROFILE)
     expect(() => getProfile('polygon')).toThrow(/unknown profile/)
     expect(FLASHBLOCKS_PROFILE).toMatchObject({ blockTime: 2000, preconfInterval: 200, estimateRevertCode: -32000, denim: false })
-    expect(BASE_PROFILE).toMatchObject({ blockTime: 200, estimateRevertCode: -32000, denim: true })
+    expect(BASE_PROFILE).toMatchObject({
+      blockTime: 200,
+      estimateRevertCode: -32000,
+      denim: true,
+      safeLag: 600,
+      finalizedLag: 6000,
+    })
     expect(ETHEREUM_PROFILE).toMatchObject({ blockTime: 12_000, estimateRevertCode: 3 })
   })
 
@@ -164,6 +170,10 @@ describe('chain profiles', () => {
     expect(resolveOptions({ profile: 'ethereum', blockTime: 0 }).preconfInterval).toBe(0)
     expect(resolveOptions({ blockTime: 100 })).toMatchObject({ blockTime: 100, preconfInterval: 100 })
     expect(resolveOptions({ blockTime: 0, preconfInterval: 50 })).toMatchObject({ blockTime: 0, preconfInterval: 50 })
+    // The base profile's tags trail as Base's do; given lags win.
+    expect(resolveOptions({ profile: 'base' })).toMatchObject({ blockTime: 200, safeLag: 600, finalizedLag: 6000, denimTime: 0n })
+    expect(resolveOptions({ profile: 'base', safeLag: 0 })).toMatchObject({ safeLag: 0, finalizedLag: 6000 })
+    expect(resolveOptions({})).toMatchObject({ safeLag: 0, finalizedLag: 0 })
   })
 
   it('base: eth_call reverts as 3, eth_estimateGas as -32000; simulated blocks carry a zero state root', async () => {

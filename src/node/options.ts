@@ -166,7 +166,12 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   // A block time given without an interval caps the profile's interval: flashblocks are never
   // longer than blocks (--block-time 0 on the ethereum profile pre-confirms and seals at once).
   const blockTime = (defined.blockTime as number | undefined) ?? profile.blockTime
-  const profileDefaults = { blockTime, preconfInterval: Math.min(profile.preconfInterval, blockTime) }
+  const profileDefaults = {
+    blockTime,
+    preconfInterval: Math.min(profile.preconfInterval, blockTime),
+    safeLag: profile.safeLag,
+    finalizedLag: profile.finalizedLag,
+  }
   const resolved = { ...DEFAULTS, ...profileDefaults, ...fromGenesis, ...defined } as ResolvedOptions
   if (resolved.importFile && !resolved.genesisFile) throw new Error('--import needs --genesis')
   if (resolved.fork && resolved.genesisFile) throw new Error('--fork-url and --genesis cannot be used together')

@@ -10,6 +10,9 @@ export interface ChainProfile {
   readonly blockTime: number
   /** Default milliseconds between flashblocks (--preconf-interval overrides it). */
   readonly preconfInterval: number
+  /** Default blocks `safe` and `finalized` trail `latest` (--safe-lag, --finalized-lag override them). */
+  readonly safeLag: number
+  readonly finalizedLag: number
   /**
    * OP-stack blocks (opstack/): the L1-info deposit first in every block, the L1 data and operator
    * fees, OP receipts, predeploys and preinstalls, deposits accepted, blob transactions refused.
@@ -62,6 +65,8 @@ export const FLASHBLOCKS_PROFILE: ChainProfile = {
   denim: false,
   blockTime: 2000,
   preconfInterval: 200,
+  safeLag: 0,
+  finalizedLag: 0,
   estimateRevertCode: -32000,
   simulatedStateRoot: async () => ZERO_ROOT,
   simulateOnCopy: false,
@@ -75,7 +80,16 @@ export const FLASHBLOCKS_PROFILE: ChainProfile = {
  * with the L1-info and BaseTime deposits, millisecond time, no flashblocks. Before the chain's Denim
  * time (a fork of an older Base block) its blocks follow the flashblocks rules.
  */
-export const BASE_PROFILE: ChainProfile = { ...FLASHBLOCKS_PROFILE, name: 'base', denim: true, blockTime: 200 }
+export const BASE_PROFILE: ChainProfile = {
+  ...FLASHBLOCKS_PROFILE,
+  name: 'base',
+  denim: true,
+  blockTime: 200,
+  // Base's safe head waits for its batch on L1 (about 2 minutes), finalized for L1 finality of that
+  // batch (about 20 minutes): 600 and 6,000 blocks at 200 ms.
+  safeLag: 600,
+  finalizedLag: 6000,
+}
 
 /**
  * Ethereum (geth): 12 s slots and no pre-confirmations (one flashblock per block), simulated blocks
@@ -87,6 +101,8 @@ export const ETHEREUM_PROFILE: ChainProfile = {
   denim: false,
   blockTime: 12_000,
   preconfInterval: 12_000,
+  safeLag: 0,
+  finalizedLag: 0,
   estimateRevertCode: 3,
   simulatedStateRoot: (real) => real(),
   simulateOnCopy: true,
