@@ -66,6 +66,9 @@ export function banner(chalk: ChalkInstance, started: StartedNode, flags: StartF
   if (flags.mining && denim) {
     lines.push(`Block time:        ${options.blockTime} ms`)
     lines.push('Pre-confirmation:  none (Denim: each block is sealed whole; pending reads latest)')
+    lines.push(
+      `Safe / finalized:  ${options.safeLag} / ${options.finalizedLag} blocks behind latest (--safe-lag, --finalized-lag)`,
+    )
   } else if (flags.mining) {
     lines.push(`Block time:        ${options.blockTime} ms`)
     const each = options.preconfInterval === 0 ? 'each transaction as it arrives' : `every ${options.preconfInterval} ms`

@@ -112,8 +112,16 @@ export function registerStart(program: Command): void {
       DEFAULTS.stateHistory,
     )
     // Left unset unless given: the profile's default applies (options.ts).
-    .option('--safe-lag <blocks>', 'blocks the "safe" tag trails "latest" (default: 0)', parseInteger('safe lag'))
-    .option('--finalized-lag <blocks>', 'blocks the "finalized" tag trails "latest" (default: 0)', parseInteger('finalized lag'))
+    .option(
+      '--safe-lag <blocks>',
+      'blocks the "safe" tag trails "latest" (default: the profile\'s: 0, base 600)',
+      parseInteger('safe lag'),
+    )
+    .option(
+      '--finalized-lag <blocks>',
+      'blocks the "finalized" tag trails "latest" (default: the profile\'s: 0, base 6000)',
+      parseInteger('finalized lag'),
+    )
     .option('--data-dir <dir>', 'folder for kept data; without --state the state file is <dir>/state.json')
     // The example typed-data app (src/app, start-app.ts); it keeps its used nonces in --data-dir too.
     .option('--app-port <port>', 'port of the example typed-data app; 0 picks a free one (default: 3001)', parseAppPort)
@@ -140,7 +148,12 @@ export function registerStart(program: Command): void {
       ),
     )
     .addOption(
-      bigintOption('--l1-blob-base-fee <wei>', 'OP profiles (flashblocks, base): the L1 blob base fee, in wei', parseAmount, DEFAULTS.l1BlobBaseFee),
+      bigintOption(
+        '--l1-blob-base-fee <wei>',
+        'OP profiles (flashblocks, base): the L1 blob base fee, in wei',
+        parseAmount,
+        DEFAULTS.l1BlobBaseFee,
+      ),
     )
     .addOption(
       new Option('--l1-fee-scalars <base,blob>', "profile base: the L1 fee scalars (Base's by default)")
