@@ -144,6 +144,33 @@ describe('Denim blocks (profile base)', () => {
   })
 })
 
+describe('Denim blocks replaced by the reorg fault', () => {
+  it('keep their time to the millisecond and their BaseTime deposit', async () => {
+    const n = await startTestNode({ profile: 'base' })
+    try {
+      const set = await n.rpc('pcnode_setPreconfFaults', [{ reorgRate: 1, seed: 7 }])
+      expect(set.error).toBeUndefined()
+      await poll(
+        async () => (await n.rpc('pcnode_getPreconfFaults')).result.injected.reorgedBlocks,
+        (count) => count >= 4,
+        { what: 'four replaced blocks' },
+      )
+      await n.rpc('pcnode_setPreconfFaults', [{ reorgRate: 0 }])
+      const head = BigInt((await n.rpc('eth_blockNumber')).result)
+      const blocks = await Promise.all([...Array(6).keys()].map((i) => block(n, head - 5n + BigInt(i))))
+      for (const [i, b] of blocks.entries()) {
+        expect(BigInt(`0x${b.transactions[1].input.slice(-4)}`)).toBe(msOf(b) % 1000n)
+        if (i > 0) {
+          expect(msOf(b) - msOf(blocks[i - 1])).toBe(200n)
+          expect(b.parentHash).toBe(blocks[i - 1].hash)
+        }
+      }
+    } finally {
+      await n.stop()
+    }
+  })
+})
+
 describe('a chain crossing Denim', () => {
   it('runs flashblocks before its Denim time and scales the first Denim block', async () => {
     // Denim a few seconds after start: the first blocks are Base's old 2 s blocks with flashblocks.

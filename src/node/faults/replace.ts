@@ -3,6 +3,7 @@
 import type { Chain } from '../chain/chain.js'
 import type { NodeContext } from '../context.js'
 import { InvalidParamsError } from '../errors.js'
+import { blockMillis } from '../opstack/denim.js'
 import type { BlockRecord, TxRecord } from '../types.js'
 
 /** The node's parts a reorg replaces blocks with. */
@@ -12,6 +13,8 @@ export type ReorgParts = Pick<NodeContext, 'engine' | 'chain' | 'pool' | 'produc
 export interface NewBlock {
   txs: TxRecord[]
   timestamp?: bigint
+  /** Denim: the replaced block's milliseconds past its timestamp, kept exactly. */
+  millis?: number
   /** OP stack: user deposits, run at the block's start after its L1-info deposit (made anew). */
   deposits?: TxRecord[]
 }
@@ -59,10 +62,10 @@ export async function replaceBlocks(ctx: ReorgParts, blocks: NewBlock[], openAft
   await engine.live.setRoot(root)
   producer.resync()
   const sealed: BlockRecord[] = []
-  for (const { txs, timestamp, deposits } of blocks) {
+  for (const { txs, timestamp, millis, deposits } of blocks) {
     if (deposits?.length) opStack?.requeueFirst(deposits)
     // A fresh PREVRANDAO (producer.nextHeaderFields): even an empty block at the same time gets a new hash.
-    await producer.open(timestamp)
+    await producer.open(timestamp !== undefined && millis !== undefined ? { timestamp, millis } : timestamp)
     if (txs.length > 0) await producer.flashblock(txs.map((tx) => ({ tx, receivedAt: performance.now() })))
     const block = await producer.seal()
     for (const t of block.txs) {
@@ -95,6 +98,7 @@ export async function rebuildHead(ctx: ReorgParts, depth: bigint): Promise<Block
       txs: b.txs.filter((t) => !t.tx.deposit).map((t) => t.tx),
       deposits: b.txs.filter((t) => t.tx.deposit).map((t) => t.tx),
       timestamp: b.header.timestamp,
+      millis: blockMillis(b),
     })),
     false,
   )

@@ -225,9 +225,11 @@ export class BlockProducer {
    * the L1-info deposit, on Denim the BaseTime deposit, and the user deposits waiting (Base's
    * flashblock 0 holds only those). A Denim block is not served before it seals (no pre-confirmations).
    */
-  async open(timestamp?: bigint, again?: { mixHash: Uint8Array; hidden?: boolean }): Promise<BlockRecord> {
+  async open(at?: bigint | BlockTime, again?: { mixHash: Uint8Array; hidden?: boolean }): Promise<BlockRecord> {
     if (this.chain.pending) return this.chain.pending
-    const time = this.nextTime(timestamp)
+    // A block built again at a Denim block's height keeps its time to the millisecond.
+    const exact = typeof at === 'object' && at.millis !== undefined && this.opStack?.isDenim(at.timestamp)
+    const time = exact ? at : this.nextTime(typeof at === 'object' ? at.timestamp : at)
     this.clock.jumpMs = 0n
     const header = this.headerAt(time.timestamp)
     // The same block opened again (a re-run): the same PREVRANDAO, so its transactions run alike.
