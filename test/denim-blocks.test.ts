@@ -211,4 +211,28 @@ describe('a chain crossing Denim', () => {
       await n.stop()
     }
   }, 40_000)
+
+  it('crosses it by time travel: evm_increaseTime past Denim makes the next blocks Denim blocks', async () => {
+    const denimTime = BigInt(Math.floor(Date.now() / 1000) + 3600)
+    const n = await startTestNode({ profile: 'base', denimTime })
+    try {
+      const before = await poll(() => block(n, 1n))
+      expect(before.timestampMs).toBeUndefined()
+      await testClient(n).increaseTime({ seconds: 3600 })
+      const first = await poll(
+        async () => {
+          const latest = await block(n, 'latest')
+          return latest.timestampMs !== undefined ? latest : undefined
+        },
+        undefined,
+        { timeoutMs: 20_000, what: 'a Denim block' },
+      )
+      expect(BigInt(first.timestamp)).toBeGreaterThanOrEqual(denimTime)
+      expect(first.transactions[1].to).toBe(BASE_TIME)
+      const next = await poll(() => block(n, BigInt(first.number) + 1n))
+      expect(msOf(next) - msOf(first)).toBe(200n)
+    } finally {
+      await n.stop()
+    }
+  }, 40_000)
 })
