@@ -281,3 +281,45 @@ describe('pcnode start --state: progress while loading and writing it', { timeou
     }
   })
 })
+
+describe('pcnode start logs blocks that hold transactions', () => {
+  for (const profile of ['base', 'flashblocks'] as const) {
+    it(`prints one line for the block with the transaction, none for idle blocks (--profile ${profile})`, async () => {
+      const blockTime = profile === 'base' ? '200ms' : '400ms'
+      const { child, out, exited } = startCli(['--profile', profile, '--block-time', blockTime])
+      try {
+        await until(() => /^RPC\s+http/m.test(out()), 20_000, 'the banner')
+        const rpcUrl = (/^RPC\s+(http:\/\/127\.0\.0\.1:\d+)$/m.exec(out()) as RegExpExecArray)[1]
+        const rpc = async (method: string, params: unknown[] = []) => {
+          const res = await fetch(rpcUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+          })
+          return ((await res.json()) as { result: any }).result
+        }
+        const [from] = await rpc('eth_accounts')
+        // Idle blocks first: several go by without a line.
+        await poll(
+          () => rpc('eth_blockNumber'),
+          (n) => BigInt(n) >= 4n,
+          { timeoutMs: 20_000, what: 'four blocks' },
+        )
+        const hash = await rpc('eth_sendTransaction', [{ from, to: from, value: '0x1' }])
+        const receipt = await poll(
+          () => rpc('eth_getTransactionReceipt', [hash]),
+          (r) => r?.blockHash !== undefined && !/^0x0+$/.test(r.blockHash),
+          { timeoutMs: 20_000, what: 'the sealed receipt' },
+        )
+        const line = new RegExp(`^\\S+ block #${BigInt(receipt.blockNumber)} \\S+ 1 tx, gas \\d+, (.+)$`, 'm')
+        await until(() => line.test(out()), 10_000, 'the block line')
+        const how = (line.exec(out()) as RegExpExecArray)[1]
+        expect(how).toMatch(profile === 'base' ? /^at \d+\.(000|200|400|600|800)$/ : /^\d+ flashblocks$/)
+        expect(out().match(/^\S+ block #/gm)).toHaveLength(1)
+      } finally {
+        child.kill('SIGTERM')
+        await exited
+      }
+    })
+  }
+})

@@ -5,6 +5,8 @@
 // only when there is something to show.
 import type { ChalkInstance } from 'chalk'
 import type { StartedNode } from '../index.js'
+import { blockMillis } from '../node/opstack/denim.js'
+import { isSystemDeposit } from '../node/opstack/opstack.js'
 import { getProfile } from '../node/profile.js'
 import { accessLines } from './start-access.js'
 import type { RunningApp } from './start-app.js'
@@ -155,15 +157,17 @@ export function followActivity(chalk: ChalkInstance, started: StartedNode): void
   events.on('pendingTx', (info) => {
     log(Date.now(), () => `${chalk.yellow('tx')}    ${short(info.tx.hash)} from ${short(info.tx.from)} nonce ${info.tx.nonce}`)
   })
+  // Blocks holding only what every block makes for itself (the OP stack's system deposits) are
+  // not printed: an idle chain makes one a second or five (Denim), and they say nothing new.
   events.on('block', ({ block }) => {
-    if (block.txs.length === 0) return
+    const own = block.txs.filter((t) => !isSystemDeposit(t.tx)).length
+    if (own === 0) return
     const h = block.header
     const hash = block.hash
-    log(
-      Date.now(),
-      () =>
-        `${chalk.green('block')} #${h.number} ${short(hash)} ${block.txs.length} tx, gas ${h.gasUsed}, ${block.flashblocks} flashblocks`,
-    )
+    const millis = blockMillis(block)
+    // Denim blocks are whole (no flashblocks) and five share a second: their time says which.
+    const how = millis === undefined ? `${block.flashblocks} flashblocks` : `at ${h.timestamp}.${String(millis).padStart(3, '0')}`
+    log(Date.now(), () => `${chalk.green('block')} #${h.number} ${short(hash)} ${own} tx, gas ${h.gasUsed}, ${how}`)
   })
   events.on('dropped', ({ info, reason }) => {
     log(Date.now(), () => `${chalk.red('drop')}  ${short(info.tx.hash)}: ${reason}`)

@@ -39,7 +39,7 @@ export interface RollupFeeCheck {
 }
 
 /** A deposit every block makes for itself: the L1-info deposit, Denim's BaseTime deposit. */
-function isSystemDeposit(tx: TxRecord): boolean {
+export function isSystemDeposit(tx: TxRecord): boolean {
   return isL1InfoDeposit(tx) || baseTimeMillisOf(tx) !== undefined
 }
 
