@@ -138,7 +138,7 @@ export function forkStatsLine(fork: Fork): string {
 }
 
 /**
- * One line per accepted transaction and per sealed block. Lines are written once per turn of the
+ * One line per accepted transaction and per sealed block holding transactions. Lines are written once per turn of the
  * event loop, after the replies: a terminal write per transaction would sit on every send's path.
  */
 export function followActivity(chalk: ChalkInstance, started: StartedNode): void {
