@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: pcnode and anvil side by side on this machine, in one run, as ratios.
 //
-//   node bench/bench.mjs [--quick] [--only boot,latency,throughput,burst,estimate,simulate,trace,memory,scale,fork]
+//   node bench/bench.mjs [--quick] [--only boot,latency,throughput,burst,estimate,simulate,trace,memory,scale,fork,denim]
 //                        [--json out.json] [--anvil PATH] [--pcnode-node-args "--cpu-prof ..."]
 //                        [--no-anvil] [--burst-bound-s S] [--report-from results.json] [--help]
 //
@@ -12,7 +12,7 @@
 // Each scenario is a module under scenarios/ that says what it measures: boot, latency,
 // throughput (and noop.mjs, the ceiling any Node.js server has here), burst, estimate and simulate
 // (calls.mjs runs both on one node per configuration), trace, memory, scale and fork (with
-// fork-harness.mjs). lib/ holds what they share; report/ prints one table per scenario. Rows with
+// fork-harness.mjs), and denim (pcnode --profile base beside anvil --block-time 0.2). lib/ holds what they share; report/ prints one table per scenario. Rows with
 // an aim say "met" or "MISSED" at the end, and the report's last line counts them.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -27,6 +27,7 @@ import { buildReport } from './report/report.mjs'
 import * as boot from './scenarios/boot.mjs'
 import * as burst from './scenarios/burst.mjs'
 import * as calls from './scenarios/calls.mjs'
+import * as denim from './scenarios/denim.mjs'
 import * as fork from './scenarios/fork.mjs'
 import * as latency from './scenarios/latency.mjs'
 import * as memory from './scenarios/memory.mjs'
@@ -46,7 +47,7 @@ function printReport(results, opts) {
 
 // The steps in the order they run, which is also their entries' order in --json. Each `run(ctx)`
 // resolves to the entries it adds to `scenarios`; `selectedBy`: the --only names that run it.
-const STEPS = [boot, latency, throughput, noop, calls, trace, burst, memory, scale, fork]
+const STEPS = [boot, latency, throughput, noop, calls, trace, burst, memory, scale, fork, denim]
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2))

@@ -2,7 +2,19 @@
 // of --quick.
 import { DEFAULT_ANVIL } from './lib/procs.mjs'
 
-export const SCENARIOS = ['boot', 'latency', 'throughput', 'burst', 'estimate', 'simulate', 'trace', 'memory', 'scale', 'fork']
+export const SCENARIOS = [
+  'boot',
+  'latency',
+  'throughput',
+  'burst',
+  'estimate',
+  'simulate',
+  'trace',
+  'memory',
+  'scale',
+  'fork',
+  'denim',
+]
 
 export const FULL = {
   bootRuns: 5,
@@ -27,6 +39,25 @@ export const FULL = {
   warmLong: 1000,
   memoryWarmupS: 10,
   memoryS: 60,
+  // denim: Poisson sends at denimRate/s for denimSeconds (at most denimMaxTx), receipts polled every
+  // denimPollMs; idle CPU over denimIdleS; anvil_mine of a day of 200 ms blocks in chunks, bounded
+  // in time and RSS; pcnode --state idle before and after denimStateBlocks.
+  denimRate: 20,
+  denimSeconds: 30,
+  denimMaxTx: 1000,
+  denimPollMs: 10,
+  denimWarmupS: 3,
+  denimIdleS: 20,
+  denimIdleAfterS: 10,
+  denimMineBlocks: 432_000,
+  denimMineChunk: 4_320,
+  denimIdleAtBlock: 43_200,
+  denimMineBoundS: 1800,
+  // anvil 1.7.1 mines ~40 blocks/s here and writes ~250 KiB of state to disk per block.
+  denimAnvilMineBoundS: 300,
+  denimRssBoundMiB: 6144,
+  denimSettleS: 10,
+  denimStateBlocks: 43_200,
 }
 export const QUICK = {
   ...FULL,
@@ -41,6 +72,12 @@ export const QUICK = {
   simulateWarm: 50,
   traceCount: 5,
   memoryS: 20,
+  denimSeconds: 15,
+  denimIdleS: 10,
+  denimMineBlocks: 43_200,
+  denimMineBoundS: 300,
+  denimAnvilMineBoundS: 60,
+  denimStateBlocks: 8_640,
 }
 export function usage() {
   return `pcnode bench: pcnode vs anvil on this machine, printed as pcnode/anvil ratios.
@@ -49,7 +86,9 @@ export function usage() {
 
   --quick                 smaller counts (boot 3, latency 20, throughput 500, burst 2000, estimate 50, simulate 10 (+50 warm), trace 5)
   --only LIST             scenarios to run, comma-separated: ${SCENARIOS.join(',')} (default: all)
-                          (fork: pcnode --fork-url beside anvil --fork-url, 50 ms per upstream request)
+                          (fork: pcnode --fork-url beside anvil --fork-url, 50 ms per upstream request;
+                          denim: pcnode --profile base beside anvil --block-time 0.2, ~30 min with its
+                          432,000-block anvil_mine (anvil's bounded to 5 min), 43,200 with --quick)
   --json FILE             write every raw figure (samples, errors, memory, CPU) as JSON
   --anvil PATH            anvil binary (default: the @foundry-rs/anvil-linux-amd64 devDependency; or $ANVIL)
   --no-anvil              run pcnode only (ratios n/a); for quick checks while working on pcnode

@@ -15,6 +15,8 @@ import { hexN, now } from './stats.mjs'
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const PCNODE_BIN = join(ROOT, 'bin', 'pcnode.js')
 export const DEFAULT_ANVIL = join(ROOT, 'node_modules', '@foundry-rs', 'anvil-linux-amd64', 'bin', 'anvil')
+/** The state file of the denim scenario's pcnode(base, --state); one per bench process. */
+export const DENIM_STATE_FILE = join(os.tmpdir(), `pcnode-bench-denim-${process.pid}.json`)
 
 // Node configurations. pcnode runs as `node bin/pcnode.js start`, anvil from the devDependency.
 export const CONFIGS = {
@@ -32,6 +34,9 @@ export const CONFIGS = {
   'anvil(bt 0.02)': { kind: 'anvil', args: ['--block-time', '0.02'] },
   // What the boot figure spawns: the bare command, no flags.
   'pcnode(boot)': { kind: 'pcnode', args: [] },
+  // Base since Denim: a sealed block every 200 ms, no flashblocks (scenarios/denim.mjs).
+  'pcnode(base)': { kind: 'pcnode', args: ['--profile', 'base'] },
+  'pcnode(base, --state)': { kind: 'pcnode', args: ['--profile', 'base', '--state', DENIM_STATE_FILE] },
 }
 
 export function freePort() {

@@ -3,6 +3,7 @@
 // It reads only the results (as --json writes them), so --report-from can print it again.
 import * as boot from './boot.mjs'
 import * as burst from './burst.mjs'
+import * as denim from './denim.mjs'
 import * as estimate from './estimate.mjs'
 import * as fork from './fork.mjs'
 import { reportKit } from './kit.mjs'
@@ -13,7 +14,7 @@ import * as simulate from './simulate.mjs'
 import * as throughput from './throughput.mjs'
 import * as trace from './trace.mjs'
 
-const TABLES = [boot, latency, throughput, burst, estimate, simulate, trace, memory, fork]
+const TABLES = [boot, latency, throughput, burst, estimate, simulate, trace, memory, fork, denim]
 
 /** The report of `results`; `skipAnvil` (--no-anvil) leaves the anvil columns out. */
 export function buildReport(results, { skipAnvil = false } = {}) {
