@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodeFunctionData, parseEther, toHex } from 'viem'
+import { concat, encodeAbiParameters, encodeFunctionData, parseEther, toFunctionSelector, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startNode } from '../src/index.js'
 import { BIN, pcnode, ROOT } from './cli.js'
@@ -298,14 +298,14 @@ describe('pcnode start logs blocks that hold transactions', () => {
           })
           return ((await res.json()) as { result: any }).result
         }
-        const [from] = await rpc('eth_accounts')
+        const from = ((await rpc('eth_accounts')) as string[])[0].toLowerCase()
         // Idle blocks first: several go by without a line.
         await poll(
           () => rpc('eth_blockNumber'),
           (n) => BigInt(n) >= 4n,
           { timeoutMs: 20_000, what: 'four blocks' },
         )
-        const hash = await rpc('eth_sendTransaction', [{ from, to: from, value: '0x1' }])
+        const hash = await rpc('eth_sendTransaction', [{ from, to: from, value: '0xde0b6b3a7640000' }])
         const receipt = await poll(
           () => rpc('eth_getTransactionReceipt', [hash]),
           (r) => r?.blockHash !== undefined && !/^0x0+$/.test(r.blockHash),
@@ -316,6 +316,17 @@ describe('pcnode start logs blocks that hold transactions', () => {
         const how = (line.exec(out()) as RegExpExecArray)[1]
         expect(how).toMatch(profile === 'base' ? /^at \d+\.(000|200|400|600|800)$/ : /^\d+ flashblocks$/)
         expect(out().match(/^\S+ block #/gm)).toHaveLength(1)
+        // The accepted transaction names its recipient and value; the mined one its outcome.
+        expect(out()).toContain(`tx    ${hash} from ${from} to ${from}, 1 ETH, nonce 0`)
+        expect(out()).toMatch(new RegExp(`^\\S+ +${hash} ok, gas 21000$`, 'm'))
+        if (profile !== 'base') return
+        // A creation that reverts with Error("no"), and a send refused for its nonce.
+        const payload = concat([toFunctionSelector('Error(string)'), encodeAbiParameters([{ type: 'string' }], ['no'])])
+        const initCode = concat(['0x6064600c6000396064', '0x6000fd', payload])
+        const failed = await rpc('eth_sendTransaction', [{ from, data: initCode, gas: '0x30000' }])
+        await until(() => new RegExp(`^\\S+ +${failed} failed: no, gas \\d+$`, 'm').test(out()), 10_000, 'the failed line')
+        await rpc('eth_sendTransaction', [{ from, to: from, nonce: '0x0' }])
+        await until(() => /^\S+ refused from 0x[0-9a-f]{40}: nonce too low/m.test(out()), 10_000, 'the refused line')
       } finally {
         child.kill('SIGTERM')
         await exited

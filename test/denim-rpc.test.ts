@@ -128,6 +128,9 @@ describe('pending on a Denim chain (profile base, mining off)', () => {
     await test.mine({ blocks: 1 })
     expect(await node.publicClient.getTransactionCount({ address, blockTag: 'pending' })).toBe(1)
     expect(await node.publicClient.getTransactionCount({ address, blockTag: 'latest' })).toBe(1)
+    // A nonce used again: geth's text and the nonce to use, with no pre-confirmations to blame.
+    const again = await node.rpc('eth_sendTransaction', [{ from: address, to: address, nonce: '0x0' }])
+    expect(again.error).toEqual({ code: -32000, message: 'nonce too low: next nonce 1, tx nonce 0; pending nonce 1' })
   })
 
   it('times simulated blocks on the 200 ms schedule and accepts equal seconds', async () => {

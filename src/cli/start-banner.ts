@@ -8,6 +8,8 @@ import type { StartedNode } from '../index.js'
 import { blockMillis } from '../node/opstack/denim.js'
 import { isSystemDeposit } from '../node/opstack/opstack.js'
 import { getProfile } from '../node/profile.js'
+import type { ReceiptData } from '../node/types.js'
+import { decodeRevertReason } from '../shared/revert.js'
 import { accessLines } from './start-access.js'
 import type { RunningApp } from './start-app.js'
 import type { StartFlags } from './start-flags.js'
@@ -155,7 +157,16 @@ export function followActivity(chalk: ChalkInstance, started: StartedNode): void
     process.stdout.write(`${lines.map((line) => line()).join('\n')}\n`)
   }
   events.on('pendingTx', (info) => {
-    log(Date.now(), () => `${chalk.yellow('tx')}    ${short(info.tx.hash)} from ${short(info.tx.from)} nonce ${info.tx.nonce}`)
+    const { tx } = info
+    log(Date.now(), () => {
+      const to = tx.to ? `to ${short(tx.to)}` : 'creates a contract'
+      const value = tx.value > 0n ? `, ${formatEther(tx.value)} ETH` : ''
+      return `${chalk.yellow('tx')}    ${short(tx.hash)} from ${short(tx.from)} ${to}${value}, nonce ${tx.nonce}`
+    })
+  })
+  events.on('refused', ({ reason, hash, from }) => {
+    const which = hash ? short(hash) : from ? `from ${short(from)}` : 'a send'
+    log(Date.now(), () => `${chalk.red('refused')} ${which}: ${reason}`)
   })
   // Blocks holding only what every block makes for itself (the OP stack's system deposits) are
   // not printed: an idle chain makes one a second or five (Denim), and they say nothing new.
@@ -168,6 +179,10 @@ export function followActivity(chalk: ChalkInstance, started: StartedNode): void
     // Denim blocks are whole (no flashblocks) and five share a second: their time says which.
     const how = millis === undefined ? `${block.flashblocks} flashblocks` : `at ${h.timestamp}.${String(millis).padStart(3, '0')}`
     log(Date.now(), () => `${chalk.green('block')} #${h.number} ${short(hash)} ${own} tx, gas ${h.gasUsed}, ${how}`)
+    // Each of its transactions' outcome, as anvil prints them as they are mined.
+    for (const t of block.txs) {
+      if (!isSystemDeposit(t.tx)) log(Date.now(), () => `      ${short(t.tx.hash)} ${outcome(chalk, t.receipt, short)}`)
+    }
   })
   events.on('dropped', ({ info, reason }) => {
     log(Date.now(), () => `${chalk.red('drop')}  ${short(info.tx.hash)}: ${reason}`)
@@ -203,4 +218,16 @@ function profileLines(profile: string, denimTime: bigint, head: bigint): string[
   if (head >= denimTime) return ['                   Base since Denim: 200 ms blocks, millisecond time, no flashblocks']
   const at = new Date(Number(denimTime) * 1000).toISOString()
   return [`                   Base before Denim (flashblocks) until ${at}, then 200 ms blocks`]
+}
+
+/** A mined transaction's outcome: gas, the contract it created, or why it failed (the revert decoded). */
+function outcome(chalk: ChalkInstance, r: ReceiptData, short: (b: Uint8Array) => string): string {
+  const gas = `gas ${r.gasUsed}`
+  if (r.status === 1) return r.contractAddress ? `created ${short(r.contractAddress)}, ${gas}` : `ok, ${gas}`
+  const failure = r.failure
+  const output = failure?.output ?? new Uint8Array()
+  // A custom error is named by its selector (the log has no ABI to decode it with).
+  const custom = output.length >= 4 ? `custom error ${short(output.subarray(0, 4))}` : 'reverted'
+  const reason = failure?.error === 'revert' ? (decodeRevertReason(output) ?? custom) : failure?.error
+  return `${chalk.red('failed')}${reason ? `: ${reason}` : ''}, ${gas}`
 }

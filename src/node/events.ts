@@ -13,6 +13,8 @@ export interface NodeEventMap {
   block: [{ block: BlockRecord }]
   /** A transaction entered the pool. */
   pendingTx: [PoolTxInfo]
+  /** A send was refused (eth_sendRawTransaction, eth_sendTransaction): why, and what is known of it. */
+  refused: [{ reason: string; hash?: Uint8Array; from?: Uint8Array }]
   /** A pooled transaction failed at execution and was dropped. */
   dropped: [{ info: PoolTxInfo; reason: string }]
   /**

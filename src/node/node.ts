@@ -3,6 +3,8 @@
 // through startNode(). Reads are answered here; the services do the rest: execution/executor
 // (calls, estimates, simulations), admission/ (sends), sequencer/ (blocks), dev/ (test
 // control), storage/ (state file, pruning), tracing/ (debug_trace*), faults/.
+
+import { keccak256 } from 'viem'
 import type { DevAccount } from './accounts.js'
 import type { Admission } from './admission/admission.js'
 import { assemble } from './assemble.js'
@@ -222,12 +224,25 @@ export class DevNode {
   // --- transactions -------------------------------------------------------------------------
 
   sendRawTransaction(raw: Uint8Array): Promise<Uint8Array> {
-    return this.admission.sendRawTransaction(raw)
+    return this.announceRefusal(this.admission.sendRawTransaction(raw), () => ({ hash: keccak256(raw, 'bytes') }))
   }
 
   /** eth_sendTransaction: a dev account signs; missing fields get the usual defaults. */
   sendTransaction(req: CallRequest): Promise<Uint8Array> {
-    return this.admission.sendTransaction(req)
+    return this.announceRefusal(this.admission.sendTransaction(req), () => ({ from: req.from }))
+  }
+
+  /** A refused send is announced (the CLI's activity log shows it), then its error goes to the caller. */
+  private async announceRefusal(
+    send: Promise<Uint8Array>,
+    what: () => { hash?: Uint8Array; from?: Uint8Array },
+  ): Promise<Uint8Array> {
+    try {
+      return await send
+    } catch (error) {
+      this.ctx.events.emit('refused', { reason: (error as Error).message, ...what() })
+      throw error
+    }
   }
 
   /** eth_fillTransaction: `req` with eth_sendTransaction's defaults, unsigned (geth's `{raw, tx}`). */

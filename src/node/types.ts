@@ -23,6 +23,8 @@ export interface ReceiptData {
   depositNonce?: bigint
   /** OP-stack blocks: the L1 fee and the values it was computed from (opstack/receipt.ts). */
   l1?: L1ReceiptFields
+  /** A failed transaction's EVM error and return data (the activity log decodes the revert); not served. */
+  failure?: { error: string; output: Uint8Array }
 }
 
 /** What an OP-stack receipt reports of the L1 data fee and the operator fee (Base's L1BlockInfo). */

@@ -211,6 +211,7 @@ export class Admission {
       blobGasPerBlob: info.tx.blobVersionedHashes ? engine.blobGasPerBlob() : 0n,
       account: { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n },
       rollupFees: this.ctx.opStack?.upfrontFees(info.tx),
+      preconfirmed: this.ctx.chain.visiblePending !== undefined,
     })
   }
 }

@@ -31,5 +31,6 @@ export function receiptOf(tx: TxRecord, result: ExecResult, ctx: ReceiptContext)
     firstLogIndex: ctx.firstLogIndex,
     ...(result.depositNonce !== undefined ? { depositNonce: result.depositNonce } : {}),
     ...(ctx.l1 ? { l1: ctx.l1 } : {}),
+    ...(result.error ? { failure: { error: result.error, output: result.returnValue } } : {}),
   }
 }

@@ -26,6 +26,8 @@ export interface ValidationContext {
    * counts them): an upper bound, and the exact figures when the bound does not settle it.
    */
   rollupFees?: { bound: RollupFeeParts; exact(): RollupFeeParts }
+  /** Whether the account's state includes pre-confirmed transactions (a block is open and served). */
+  preconfirmed?: boolean
 }
 
 interface RollupFeeParts {
@@ -137,8 +139,9 @@ export class TxPool {
     if (tx.nonce < ctx.account.nonce) {
       // geth's text, then the nonce to use: the pre-confirmed state's plus what waits in the pool.
       const pending = this.pendingNonce(tx.from, ctx.account.nonce)
+      const why = ctx.preconfirmed ? ' (read nonces at "pending": pre-confirmed transactions are not in "latest")' : ''
       throw new NonceTooLowError(
-        `nonce too low: next nonce ${ctx.account.nonce}, tx nonce ${tx.nonce}; pending nonce ${pending} (read nonces at "pending": pre-confirmed transactions are not in "latest")`,
+        `nonce too low: next nonce ${ctx.account.nonce}, tx nonce ${tx.nonce}; pending nonce ${pending}${why}`,
         ctx.account.nonce,
         pending,
       )
