@@ -157,7 +157,11 @@ describe('Denim blocks replaced by the reorg fault', () => {
       )
       await n.rpc('pcnode_setPreconfFaults', [{ reorgRate: 0 }])
       // Six blocks after genesis to compare (genesis has no deposits).
-      const head = await poll(() => n.publicClient.getBlockNumber(), (h) => h >= 7n, { what: 'seven blocks' })
+      const head = await poll(
+        () => n.publicClient.getBlockNumber(),
+        (h) => h >= 7n,
+        { what: 'seven blocks' },
+      )
       const blocks = await Promise.all([...Array(6).keys()].map((i) => block(n, head - 5n + BigInt(i))))
       for (const [i, b] of blocks.entries()) {
         expect(BigInt(`0x${b.transactions[1].input.slice(-4)}`)).toBe(msOf(b) % 1000n)
