@@ -44,10 +44,10 @@ const LIQUIDITY_A = 10n ** 21n
 const LIQUIDITY_B = 4n * 10n ** 21n
 const SWAP_IN = 10n ** 19n
 /**
- * The swap's gas limit, set rather than estimated. eth_estimateGas at "latest" runs with the latest
- * block's timestamp (geth and reth alike); when that is addLiquidity's second, the pair's _update
- * skips its price accumulators, and a swap landing in a later second writes both (zero to non-zero,
- * ~44k gas more than estimated) and runs out of gas. The Uniswap interface adds a gas margin too.
+ * The swap's gas limit, set rather than estimated. eth_estimateGas at "latest" runs in the latest
+ * block's context, its timestamp included (geth's DoEstimateGas does the same). When that is
+ * addLiquidity's second, the pair's _update skips its price accumulators there; a swap landing in a
+ * later second writes both (zero to non-zero, ~44k gas over the estimate) and runs out of gas.
  */
 const SWAP_GAS = 300_000n
 
