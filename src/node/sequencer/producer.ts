@@ -10,11 +10,11 @@ import { encodeReceipt } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
 import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../header-fields.js'
 import { BASE_TIME_ADDRESS, baseTimeDeposit, installBaseTime } from '../opstack/base-time.js'
-import { blockTimeMs, DENIM_BLOCK_MS, denimNextMs } from '../opstack/denim.js'
 import type { L1BlockValues } from '../opstack/l1-block.js'
 import type { OpStack } from '../opstack/opstack.js'
 import { PREDEPLOYS } from '../opstack/params.js'
 import type { BlockRecord, HeaderFields, IncludedTx, PoolTxInfo } from '../types.js'
+import { type BlockClock, type BlockTime, BlockTiming } from './timing.js'
 
 /** Execution time between two turns of the event loop inside a long flashblock. */
 const SLICE_MS = 2
@@ -55,29 +55,6 @@ interface BatchRun {
   logCount: number
 }
 
-/** A new block's time: its timestamp and, on a Denim block, the milliseconds past it. */
-export interface BlockTime {
-  timestamp: bigint
-  millis?: number
-}
-
-/**
- * How Denim blocks follow one another: `stepMs` apart, unless the node's clock is more than
- * `maxLagMs` ahead of the schedule (then the next block is at the clock's time).
- */
-export interface DenimSchedule {
-  stepMs: bigint
-  maxLagMs: bigint
-}
-
-/** The time new blocks start from (dev/time.ts DevClock: the wall clock moved by the dev methods). */
-export interface BlockClock {
-  now(): bigint
-  nowMs(): bigint
-  /** Milliseconds evm_increaseTime moved it by since the last block opened. */
-  jumpMs: bigint
-}
-
 /** An OP-stack block's L1 values and what it charges with them. */
 interface RollupBlock {
   l1: L1BlockValues
@@ -114,46 +91,11 @@ export class BlockProducer {
     private readonly clock: BlockClock,
   ) {
     this.parentHeader = engine.header(chain.head.header)
+    this.timing = new BlockTiming(chain, opStack, clock)
   }
 
-  /** Denim's cadence as the block clock runs it (the sequencer's); dev-mined blocks follow the clock. */
-  private schedule: DenimSchedule = { stepMs: DENIM_BLOCK_MS, maxLagMs: 0n }
-
-  setSchedule(schedule: DenimSchedule): void {
-    this.schedule = schedule
-  }
-
-  /**
-   * The time of the block after the head (`explicit`: evm_setNextBlockTimestamp's). Before Denim:
-   * the clock's second, or the parent's plus one. A Denim block: its parent's time plus the step
-   * (base/base l2_block_timestamp_millis), or the clock's once that is further ahead than allowed;
-   * the first one sits on a whole second.
-   */
-  nextTime(explicit?: bigint): BlockTime {
-    const parent = this.chain.head
-    const { opStack, clock } = this
-    if (opStack?.isDenim(parent.header.timestamp)) {
-      let ms = denimNextMs(blockTimeMs(parent), this.schedule.stepMs + clock.jumpMs, explicit)
-      const now = clock.nowMs()
-      const slot = now - (now % DENIM_BLOCK_MS)
-      if (explicit === undefined && slot - ms > this.schedule.maxLagMs) ms = slot
-      return { timestamp: ms / 1000n, millis: Number(ms % 1000n) }
-    }
-    const now = clock.now()
-    const timestamp = explicit ?? (now > parent.header.timestamp ? now : parent.header.timestamp + 1n)
-    return opStack?.isDenim(timestamp) ? { timestamp, millis: 0 } : { timestamp }
-  }
-
-  /** Whether the next block is a Denim block: sealed whole, no flashblocks. */
-  get nextIsDenim(): boolean {
-    return this.nextTime().millis !== undefined
-  }
-
-  /** Milliseconds until the next Denim block is due on the node's clock (negative: overdue). */
-  msUntilNext(): number {
-    const { timestamp, millis = 0 } = this.nextTime()
-    return Number(timestamp * 1000n + BigInt(millis) - this.clock.nowMs())
-  }
+  /** When the next block is (blocks' times before and after Denim). */
+  readonly timing: BlockTiming
 
   /** The sequencer's: whether blocks opened from now on are pre-confirmed (flashblocks not halted). */
   setPreconfirming(on: boolean): void {
@@ -178,7 +120,7 @@ export class BlockProducer {
 
   /** Field defaults for a new block on top of the head (also used by calls at "pending"). */
   nextHeaderFields(timestamp?: bigint): HeaderFields {
-    return this.headerAt(this.nextTime(timestamp).timestamp)
+    return this.headerAt(this.timing.next(timestamp).timestamp)
   }
 
   private headerAt(timestamp: bigint): HeaderFields {
@@ -229,7 +171,7 @@ export class BlockProducer {
     if (this.chain.pending) return this.chain.pending
     // A block built again at a Denim block's height keeps its time to the millisecond.
     const exact = typeof at === 'object' && at.millis !== undefined && this.opStack?.isDenim(at.timestamp)
-    const time = exact ? at : this.nextTime(typeof at === 'object' ? at.timestamp : at)
+    const time = exact ? at : this.timing.next(typeof at === 'object' ? at.timestamp : at)
     this.clock.jumpMs = 0n
     const header = this.headerAt(time.timestamp)
     // The same block opened again (a re-run): the same PREVRANDAO, so its transactions run alike.

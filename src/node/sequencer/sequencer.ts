@@ -11,6 +11,7 @@ import type { NodeEvents } from '../events.js'
 import { DENIM_MAX_LAG_MS } from '../opstack/denim.js'
 import type { TxPool } from '../pool/pool.js'
 import type { BlockRecord } from '../types.js'
+import { DueClock, type FlashJitter, JitteredClock, Metronome } from './clocks.js'
 import type { BlockProducer, FlashblockBudget } from './producer.js'
 
 /** The block clock's tasks go before queued requests: a seal waits at most for the running task. */
@@ -28,110 +29,6 @@ function flashblockBudget(preconfInterval: number): FlashblockBudget {
     : { executionMs: 50, wallMs: 100, whileOthersWaitMs: 50 }
 }
 
-/** Calls `fn` at t0 + k * period, skipping boundaries it missed instead of bunching up. */
-class Metronome {
-  private timer: NodeJS.Timeout | undefined
-  private readonly t0 = performance.now()
-  private k = 0
-
-  constructor(
-    private readonly period: number,
-    private readonly fn: () => Promise<unknown>,
-    private readonly onError: (error: unknown) => void,
-  ) {
-    this.schedule()
-  }
-
-  private schedule(): void {
-    const now = performance.now()
-    this.k = Math.max(this.k + 1, Math.ceil((now - this.t0) / this.period))
-    this.timer = setTimeout(
-      () => {
-        this.fn()
-          .catch(this.onError)
-          .finally(() => {
-            if (this.timer) this.schedule()
-          })
-      },
-      this.t0 + this.k * this.period - now,
-    )
-  }
-
-  stop(): void {
-    clearTimeout(this.timer)
-    this.timer = undefined
-  }
-}
-
-/**
- * Calls `fn` when the next Denim block is due on the node's clock (at most `period` later, at once
- * when overdue): the chain's time follows its schedule, and a late tick is made up by the next
- * ones coming sooner instead of being skipped (Base's sequencer skips no slot).
- */
-class DueClock {
-  private timer: NodeJS.Timeout | undefined
-
-  constructor(
-    private readonly period: number,
-    private readonly due: () => number,
-    private readonly fn: () => Promise<unknown>,
-    private readonly onError: (error: unknown) => void,
-  ) {
-    this.schedule()
-  }
-
-  private schedule(): void {
-    const delay = Math.max(0, Math.min(this.period, this.due()))
-    this.timer = setTimeout(() => {
-      this.fn()
-        .catch(this.onError)
-        .finally(() => {
-          if (this.timer) this.schedule()
-        })
-    }, delay)
-  }
-
-  stop(): void {
-    clearTimeout(this.timer)
-    this.timer = undefined
-  }
-}
-
-/**
- * Calls `fn` after intervals drawn from [period - jitter, period + jitter] (at least 1 ms), each
- * from the last call: the cadence drifts, so a block can end with more or fewer flashblocks than
- * blockTime / period, as Base's do when the sequencer's timing drifts (Base's docs: the index can
- * pass 10).
- */
-class JitteredClock {
-  private timer: NodeJS.Timeout | undefined
-
-  constructor(
-    private readonly period: number,
-    private readonly jitter: FlashJitter,
-    private readonly fn: () => Promise<unknown>,
-    private readonly onError: (error: unknown) => void,
-  ) {
-    this.schedule()
-  }
-
-  private schedule(): void {
-    const delay = Math.max(1, Math.round(this.period + (2 * this.jitter.draw() - 1) * this.jitter.ms))
-    this.timer = setTimeout(() => {
-      this.fn()
-        .catch(this.onError)
-        .finally(() => {
-          if (this.timer) this.schedule()
-        })
-    }, delay)
-  }
-
-  stop(): void {
-    clearTimeout(this.timer)
-    this.timer = undefined
-  }
-}
-
 export interface SequencerConfig {
   blockTime: number
   preconfInterval: number
@@ -139,12 +36,6 @@ export interface SequencerConfig {
 
 /** Before Denim, a profile-base chain runs as Base did: 2 s blocks, 200 ms flashblocks. */
 const PRE_DENIM: SequencerConfig = { blockTime: 2000, preconfInterval: 200 }
-
-/** Irregular flashblock cadence: up to `ms` either way, `draw` giving [0, 1) (seeded). */
-export interface FlashJitter {
-  ms: number
-  draw: () => number
-}
 
 /** What the fault injector (faults/) adds to sealing and to the flashblock clock. */
 export interface SequencerHooks {
@@ -202,7 +93,7 @@ export class Sequencer {
 
   /** Whether blocks are built flashblock by flashblock: not while halted, not on Denim blocks. */
   private get flashblocks(): boolean {
-    return !this.halted && !this.producer.nextIsDenim
+    return !this.halted && !this.producer.timing.nextIsDenim
   }
 
   /**
@@ -210,7 +101,7 @@ export class Sequencer {
    * Denim, a chain that will cross it runs Base's old cadence (until the dev methods set one).
    */
   private get effective(): SequencerConfig {
-    return this.crossing && !this.producer.nextIsDenim ? PRE_DENIM : this.config
+    return this.crossing && !this.producer.timing.nextIsDenim ? PRE_DENIM : this.config
   }
 
   /** Set while a profile-base chain runs before its Denim time with the profile's own cadence. */
@@ -232,21 +123,21 @@ export class Sequencer {
    * runs Base's old cadence until then; the configured block time is Denim's.
    */
   crossesDenim(): void {
-    this.crossing = !this.producer.nextIsDenim
+    this.crossing = !this.producer.timing.nextIsDenim
   }
 
   private arm(): void {
     const { blockTime, preconfInterval } = this.effective
-    const denim = this.producer.nextIsDenim
+    const denim = this.producer.timing.nextIsDenim
     this.armedDenim = denim
     // Dev-mined Denim blocks (no block clock) keep up with the node's clock; the block clock's follow the schedule.
     const step = BigInt(Math.max(200, Math.ceil(blockTime / 200) * 200))
-    this.producer.setSchedule({ stepMs: step, maxLagMs: this.running && blockTime > 0 ? DENIM_MAX_LAG_MS : 0n })
+    this.producer.timing.setSchedule({ stepMs: step, maxLagMs: this.running && blockTime > 0 ? DENIM_MAX_LAG_MS : 0n })
     if (denim) {
       if (blockTime > 0)
         this.sealClock = new DueClock(
           blockTime,
-          () => this.producer.msUntilNext(),
+          () => this.producer.timing.msUntilNext(),
           () => this.seal(),
           this.failed,
         )
@@ -315,7 +206,7 @@ export class Sequencer {
   async stop(): Promise<void> {
     this.running = false
     this.disarm()
-    this.producer.setSchedule({ stepMs: 200n, maxLagMs: 0n })
+    this.producer.timing.setSchedule({ stepMs: 200n, maxLagMs: 0n })
     await this.flashing
     await this.engine.queue.run(async () => {})
   }
@@ -404,7 +295,7 @@ export class Sequencer {
   seal(): Promise<void> {
     return this.engine.queue.run(async () => {
       await this.sealPending()
-      if (this.running && this.armedDenim !== this.producer.nextIsDenim) {
+      if (this.running && this.armedDenim !== this.producer.timing.nextIsDenim) {
         this.disarm()
         this.arm()
       }
