@@ -176,5 +176,11 @@ describe('no pre-confirmations to wait for (profile base)', () => {
     })
     const canonical = (await node.rpc('eth_getBlockByNumber', [first.blockNumber, false])).result
     expect(first.blockHash).toBe(canonical.hash)
+    // pcnode's status: confirmed in its block, with no flashblock index (Denim blocks have none).
+    expect((await node.rpc('pcnode_transactionStatus', [hash])).result).toEqual({
+      status: 'confirmed',
+      blockNumber: first.blockNumber,
+      blockHash: canonical.hash,
+    })
   })
 })

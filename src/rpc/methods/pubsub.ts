@@ -181,8 +181,9 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
         const out: Record<string, unknown> = {
           status: t.block.sealed ? 'confirmed' : 'preconfirmed',
           blockNumber: toQuantity(t.block.header.number),
-          flashblockIndex: toQuantity(t.flashblockIndex),
         }
+        // A Denim block (profile base) is built whole: it has no flashblocks to place the transaction in.
+        if (t.block.millis === undefined) out.flashblockIndex = toQuantity(t.flashblockIndex)
         if (t.block.sealed) out.blockHash = toData(t.block.hash)
         return out
       }
