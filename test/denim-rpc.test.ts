@@ -95,6 +95,14 @@ describe('Denim RPC fields (profile base)', () => {
     await socket.close()
   })
 
+  it('has no flashblock stream for the pre-confirmation faults to restart', async () => {
+    const { error } = await node.rpc('pcnode_restartFlashblocks', [])
+    expect(error).toEqual({
+      code: -32000,
+      message: 'no flashblock stream to restart: Denim blocks (profile base) are built whole as they seal',
+    })
+  })
+
   it('answers eth_sendRawTransactionSync with the sealed receipt', async () => {
     const wallet = node.wallet(3)
     const request = await wallet.prepareTransactionRequest({ to: node.accounts[4].address, value: 9n })

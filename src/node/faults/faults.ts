@@ -281,7 +281,14 @@ export class PreconfFaults {
       if (sequencer.isHalted) {
         throw new NodeError('flashblocks are halted: there is no stream to restart (pcnode_resumeFlashblocks starts one)')
       }
-      if (!chain.pending) throw new NodeError('no block is open: mining is off (pcnode_setBlockTime starts it)')
+      if (!chain.pending) {
+        // Mining with no open block: Denim's blocks (profile base) are built whole, with no stream.
+        throw new NodeError(
+          sequencer.isRunning
+            ? 'no flashblock stream to restart: Denim blocks (profile base) are built whole as they seal'
+            : 'no block is open: mining is off (pcnode_setBlockTime starts it)',
+        )
+      }
       const random = seededRandom(this.settings.seed + this.counts.restarts)
       const { block, kept } = await rerunOpenBlock(this.ctx, {
         drop: new Set(),
