@@ -112,6 +112,26 @@ describe('Denim blocks (profile base)', () => {
     expect(error.data.slice(0, 10)).toBe('0x3c7b5203')
   })
 
+  it('take evm_setNextBlockTimestamp while the block clock runs: the next block at that second, then 200 ms steps', async () => {
+    const head = await poll(
+      () => node.publicClient.getBlockNumber(),
+      (n) => n >= 1n,
+    )
+    const target = msOf(await block(node, head)) / 1000n + 30n
+    await testClient(node).setNextBlockTimestamp({ timestamp: target })
+    const at = await poll(
+      async () => {
+        const latest = await block(node, 'latest')
+        return BigInt(latest.timestamp) >= target ? latest : undefined
+      },
+      undefined,
+      { what: 'the block at the set time' },
+    )
+    expect(msOf(at)).toBe(target * 1000n)
+    const next = await poll(() => block(node, BigInt(at.number) + 1n))
+    expect(msOf(next) - msOf(at)).toBe(200n)
+  })
+
   it('keep the schedule under evm_increaseTime, evm_setNextBlockTimestamp and evm_mine', async () => {
     const n = await startTestNode({ profile: 'base', mining: false })
     try {

@@ -42,6 +42,12 @@ export async function reopen(ctx: BlockParts, timestamp?: bigint, drop?: (t: Inc
   // Followers were told of these already: the re-run does not announce them again (events.ts `replayed`).
   const replaying = new Set((pending?.txs ?? []).filter((t) => !drop?.(t)).map((t) => hexKey(t.tx.hash)))
   await producer.rerun({ announce: true, replaying }, async () => {
+    // A Denim block is built whole when its slot comes (the sequencer opens it as it seals): opened
+    // now, its time would fall behind the clock while it waits. It takes `timestamp` then.
+    if (sequencer.isRunning && producer.timing.next(timestamp).millis !== undefined) {
+      if (timestamp !== undefined) ctx.clock.nextTimestamp = timestamp
+      return
+    }
     await producer.open(timestamp)
     if (requeued > 0 && sequencer.isRunning) await sequencer.flashAllReady({ deposits: false })
   })

@@ -167,11 +167,15 @@ export class BlockProducer {
    * the L1-info deposit, on Denim the BaseTime deposit, and the user deposits waiting (Base's
    * flashblock 0 holds only those). A Denim block is not served before it seals (no pre-confirmations).
    */
-  async open(at?: bigint | BlockTime, again?: { mixHash: Uint8Array; hidden?: boolean }): Promise<BlockRecord> {
+  async open(given?: bigint | BlockTime, again?: { mixHash: Uint8Array; hidden?: boolean }): Promise<BlockRecord> {
     if (this.chain.pending) return this.chain.pending
+    // evm_setNextBlockTimestamp's time, when the block it was set for is opened here (a Denim
+    // block opens as it seals, so the sequencer opens it without one).
+    const at = given ?? this.clock.nextTimestamp
+    this.clock.nextTimestamp = undefined
     // A block built again at a Denim block's height keeps its time to the millisecond.
     const exact = typeof at === 'object' && at.millis !== undefined && this.opStack?.isDenim(at.timestamp)
-    const time = exact ? at : this.timing.next(typeof at === 'object' ? at.timestamp : at)
+    const time: BlockTime = exact ? at : this.timing.next(typeof at === 'object' ? at.timestamp : at)
     this.clock.jumpMs = 0n
     const header = this.headerAt(time.timestamp)
     // The same block opened again (a re-run): the same PREVRANDAO, so its transactions run alike.

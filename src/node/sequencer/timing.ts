@@ -26,6 +26,8 @@ export interface BlockClock {
   nowMs(): bigint
   /** Milliseconds evm_increaseTime moved it by since the last block opened. */
   jumpMs: bigint
+  /** evm_setNextBlockTimestamp's, for the next block opened. */
+  nextTimestamp: bigint | undefined
 }
 
 export class BlockTiming {
