@@ -171,7 +171,15 @@ describe('chain profiles', () => {
     expect(resolveOptions({ blockTime: 100 })).toMatchObject({ blockTime: 100, preconfInterval: 100 })
     expect(resolveOptions({ blockTime: 0, preconfInterval: 50 })).toMatchObject({ blockTime: 0, preconfInterval: 50 })
     // The base profile's tags trail as Base's do; given lags win.
-    expect(resolveOptions({ profile: 'base' })).toMatchObject({ blockTime: 200, safeLag: 600, finalizedLag: 6000, denimTime: 0n })
+    expect(resolveOptions({ profile: 'base' })).toMatchObject({
+      blockTime: 200,
+      safeLag: 600,
+      finalizedLag: 6000,
+      stateInterval: 100,
+      denimTime: 0n,
+    })
+    expect(resolveOptions({}).stateInterval).toBe(10)
+    expect(resolveOptions({ profile: 'base', stateInterval: 5 }).stateInterval).toBe(5)
     expect(resolveOptions({ profile: 'base', safeLag: 0 })).toMatchObject({ safeLag: 0, finalizedLag: 6000 })
     expect(resolveOptions({})).toMatchObject({ safeLag: 0, finalizedLag: 0 })
   })

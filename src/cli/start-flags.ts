@@ -19,7 +19,6 @@ const AS_OPTIONS = [
   'gasLimit',
   'baseFee',
   'hardfork',
-  'stateInterval',
   'stateHistory',
   'profile',
   'l1BaseFee',
@@ -29,7 +28,15 @@ const AS_OPTIONS = [
   'preconfJitter',
 ] as const
 /** The same, but without a default: commander leaves them undefined unless given. */
-const AS_OPTIONS_UNSET = ['dataDir', 'denimTime', 'preconfRequeue', 'preconfDropNotify', 'safeLag', 'finalizedLag'] as const
+const AS_OPTIONS_UNSET = [
+  'dataDir',
+  'stateInterval',
+  'denimTime',
+  'preconfRequeue',
+  'preconfDropNotify',
+  'safeLag',
+  'finalizedLag',
+] as const
 
 /** The flags: NodeOptions' own fields, those named otherwise on the command line, and the app's. */
 export type StartFlags = Required<Pick<NodeOptions, (typeof AS_OPTIONS)[number]>> &

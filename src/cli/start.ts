@@ -99,11 +99,11 @@ export function registerStart(program: Command): void {
       '--state <file>',
       'load state from this file at start if it exists; write it on exit and every --state-interval blocks',
     )
+    // Left unset unless given: the profile's default applies (options.ts).
     .option(
       '--state-interval <blocks>',
-      'sealed blocks between state-file writes; 0 = on exit only',
+      "sealed blocks between state-file writes; 0 = on exit only (default: the profile's: 10, base 100)",
       parseInteger('state interval'),
-      DEFAULTS.stateInterval,
     )
     .option(
       '--state-history <blocks>',

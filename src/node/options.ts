@@ -171,6 +171,7 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
     preconfInterval: Math.min(profile.preconfInterval, blockTime),
     safeLag: profile.safeLag,
     finalizedLag: profile.finalizedLag,
+    stateInterval: profile.stateInterval,
   }
   const resolved = { ...DEFAULTS, ...profileDefaults, ...fromGenesis, ...defined } as ResolvedOptions
   if (resolved.importFile && !resolved.genesisFile) throw new Error('--import needs --genesis')

@@ -10,6 +10,8 @@ export interface ChainProfile {
   readonly blockTime: number
   /** Default milliseconds between flashblocks (--preconf-interval overrides it). */
   readonly preconfInterval: number
+  /** Default sealed blocks between state-file writes (--state-interval overrides it). */
+  readonly stateInterval: number
   /** Default blocks `safe` and `finalized` trail `latest` (--safe-lag, --finalized-lag override them). */
   readonly safeLag: number
   readonly finalizedLag: number
@@ -67,6 +69,7 @@ export const FLASHBLOCKS_PROFILE: ChainProfile = {
   preconfInterval: 200,
   safeLag: 0,
   finalizedLag: 0,
+  stateInterval: 10,
   estimateRevertCode: -32000,
   simulatedStateRoot: async () => ZERO_ROOT,
   simulateOnCopy: false,
@@ -89,6 +92,8 @@ export const BASE_PROFILE: ChainProfile = {
   // batch (about 20 minutes): 600 and 6,000 blocks at 200 ms.
   safeLag: 600,
   finalizedLag: 6000,
+  // Every 20 s, as every 10 blocks is at 2 s: each write renders the whole chain.
+  stateInterval: 100,
 }
 
 /**
@@ -103,6 +108,7 @@ export const ETHEREUM_PROFILE: ChainProfile = {
   preconfInterval: 12_000,
   safeLag: 0,
   finalizedLag: 0,
+  stateInterval: 10,
   estimateRevertCode: 3,
   simulatedStateRoot: (real) => real(),
   simulateOnCopy: true,
