@@ -16,6 +16,9 @@ export const SCENARIOS = [
   'denim',
 ]
 
+/** Scenarios a plain run leaves out: the Denim day of blocks takes half an hour (`--only denim`). */
+const OPT_IN = ['denim']
+
 export const FULL = {
   bootRuns: 5,
   latencyCount: 100,
@@ -85,7 +88,7 @@ export function usage() {
   npm run bench -- [options]        (or: node bench/bench.mjs [options])
 
   --quick                 smaller counts (boot 3, latency 20, throughput 500, burst 2000, estimate 50, simulate 10 (+50 warm), trace 5)
-  --only LIST             scenarios to run, comma-separated: ${SCENARIOS.join(',')} (default: all)
+  --only LIST             scenarios to run, comma-separated: ${SCENARIOS.join(',')} (default: all but ${OPT_IN.join(',')})
                           (fork: pcnode --fork-url beside anvil --fork-url, 50 ms per upstream request;
                           denim: pcnode --profile base beside anvil --block-time 0.2, ~30 min with its
                           432,000-block anvil_mine (anvil's bounded to 5 min), 43,200 with --quick)
@@ -101,7 +104,7 @@ Run \`npm run build\` first: pcnode is started from dist/ through bin/pcnode.js.
 }
 
 export function parseArgs(argv) {
-  const o = { quick: false, only: [...SCENARIOS], json: null, anvil: process.env.ANVIL || DEFAULT_ANVIL, noAnvil: false }
+  const o = { quick: false, only: SCENARIOS.filter((s) => !OPT_IN.includes(s)), json: null, anvil: process.env.ANVIL || DEFAULT_ANVIL, noAnvil: false }
   o.pcnodeNodeArgs = []
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
