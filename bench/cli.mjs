@@ -104,7 +104,13 @@ Run \`npm run build\` first: pcnode is started from dist/ through bin/pcnode.js.
 }
 
 export function parseArgs(argv) {
-  const o = { quick: false, only: SCENARIOS.filter((s) => !OPT_IN.includes(s)), json: null, anvil: process.env.ANVIL || DEFAULT_ANVIL, noAnvil: false }
+  const o = {
+    quick: false,
+    only: SCENARIOS.filter((s) => !OPT_IN.includes(s)),
+    json: null,
+    anvil: process.env.ANVIL || DEFAULT_ANVIL,
+    noAnvil: false,
+  }
   o.pcnodeNodeArgs = []
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
