@@ -2,7 +2,7 @@
 // with geth's texts, eth_sendTransaction's defaults filled and signed by a dev key, impersonated
 // sends built unsigned, then validation against the pre-confirmed state; the pool tells the sequencer.
 import type { DevAccount } from '../accounts.js'
-import { hexKey } from '../bytes.js'
+import { hexKey, sameBytes } from '../bytes.js'
 import type { Chain } from '../chain/chain.js'
 import type { Engine } from '../engine/index.js'
 import { DEPOSIT_TX_TYPE, ZERO_ADDRESS } from '../engine/index.js'
@@ -10,6 +10,7 @@ import { InvalidParamsError, type NodeError, TxGasCapError, TxRejectedError } fr
 import { SUGGESTED_TIP } from '../fees.js'
 import type { PreconfHints } from '../hints.js'
 import type { OpStack } from '../opstack/opstack.js'
+import { DEPOSITOR_ACCOUNT } from '../opstack/params.js'
 import type { TxPool } from '../pool/pool.js'
 import { NonceTooLowError } from '../pool/pool.js'
 import type { ChainProfile } from '../profile.js'
@@ -81,6 +82,10 @@ export class Admission {
   private submitDeposit(tx: TxRecord): Uint8Array {
     const { chain, opStack } = this.ctx
     if (chain.getTx(tx.hash) || opStack?.isQueued(tx.hash)) throw new TxRejectedError('already known')
+    // The system depositor's deposits are the node's own (the L1-info and BaseTime deposits).
+    if (sameBytes(tx.from, DEPOSITOR_ACCOUNT)) {
+      throw new TxRejectedError(`deposits from the system depositor 0x${hexKey(DEPOSITOR_ACCOUNT)} are the node's own`)
+    }
     const blockGasLimit = (chain.pending ?? chain.head).header.gasLimit
     if (tx.gasLimit > blockGasLimit) throw new TxRejectedError('exceeds block gas limit')
     opStack?.queueDeposit(tx)

@@ -102,7 +102,7 @@ export class DevControl {
         this.snapshots.clear()
         await this.snapshots.markInitial()
         const { chain, sequencer, producer } = this.ctx
-        if (!chain.pending && sequencer.isRunning) await producer.open()
+        if (!chain.pending && sequencer.preconfirming) await producer.open()
       })
     } else {
       await this.run(() => this.snapshots.reset())
@@ -141,6 +141,7 @@ export class DevControl {
     return this.run(async () => {
       checkTimestamp(this.ctx, timestamp)
       clock.rebase(timestamp)
+      clock.jumpMs = 0n // the time set wins over evm_increaseTime's since the last block
       if (chain.pending) {
         clock.nextTimestamp = undefined
         await reopen(this.ctx, timestamp)

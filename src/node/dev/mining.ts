@@ -61,10 +61,9 @@ export class Mining {
     this.reconfigure(change)
     if (sequencer.isRunning) return
     await engine.queue.run(async () => {
-      if (!chain.pending && clock.nextTimestamp !== undefined) {
-        await producer.open(clock.nextTimestamp)
-        clock.nextTimestamp = undefined
-      }
+      // Before Denim the block at that time opens now; a Denim block takes it as it opens at its slot.
+      const at = clock.nextTimestamp
+      if (!chain.pending && at !== undefined && producer.timing.next(at).millis === undefined) await producer.open(at)
     })
     await sequencer.start()
   }

@@ -10,6 +10,7 @@ export type SnapshotsParts = Pick<NodeContext, 'engine' | 'chain' | 'pool' | 'pr
 
 interface DevSnapshot extends NodeSnapshot {
   offsetMs: bigint
+  jumpMs: bigint
   nextTimestamp: bigint | undefined
 }
 
@@ -24,7 +25,12 @@ export class Snapshots {
   /** Inside the queue: the node as it stands. */
   async capture(): Promise<DevSnapshot> {
     const { clock } = this.ctx
-    return { ...(await takeSnapshot(this.ctx)), offsetMs: clock.offsetMs, nextTimestamp: clock.nextTimestamp }
+    return {
+      ...(await takeSnapshot(this.ctx)),
+      offsetMs: clock.offsetMs,
+      jumpMs: clock.jumpMs,
+      nextTimestamp: clock.nextTimestamp,
+    }
   }
 
   /** Inside the queue: puts `snap` back, and re-opens the pending block while mining. */
@@ -32,6 +38,7 @@ export class Snapshots {
     const { clock, chain, sequencer, producer } = this.ctx
     await restoreSnapshot(this.ctx, snap)
     clock.offsetMs = snap.offsetMs
+    clock.jumpMs = snap.jumpMs
     clock.nextTimestamp = snap.nextTimestamp
     if (!chain.pending && sequencer.preconfirming) await producer.open()
   }

@@ -24,6 +24,16 @@ export function blockMillis(block: BlockRecord): number | undefined {
   return block.millis ?? (block.txs[1] ? baseTimeMillisOf(block.txs[1].tx) : undefined)
 }
 
+/**
+ * Whether `block` is a Denim block: it carries the BaseTime deposit, or it is the genesis of a
+ * chain Denim from its start (activation block 0). A chain's blocks made before Denim (a state
+ * file or fork of an older chain) are not, so the block after them is the first Denim block.
+ */
+export function isDenimBlock(block: BlockRecord, activation: bigint | undefined): boolean {
+  if (activation === undefined) return false
+  return blockMillis(block) !== undefined || (block.header.number === 0n && block.header.timestamp >= activation)
+}
+
 /** A block's full time in milliseconds (its timestamp's second before Denim). */
 export function blockTimeMs(block: BlockRecord): bigint {
   return block.header.timestamp * 1000n + BigInt(blockMillis(block) ?? 0)

@@ -76,9 +76,11 @@ export class OpStack {
   headerFields(
     parent: HeaderFields,
     timestamp = parent.timestamp + 1n,
+    /** Whether this is the first Denim block (its parent made before Denim); by the timestamps when not given. */
+    firstDenim = !this.isDenim(parent.timestamp) && this.isDenim(timestamp),
   ): Pick<HeaderFields, 'coinbase' | 'extraData' | 'baseFeePerGas' | 'excessBlobGas' | 'gasLimit'> {
     const params = decodeExtraData(parent.extraData) ?? BASE_EIP1559
-    const first = !this.isDenim(parent.timestamp) && this.isDenim(timestamp)
+    const first = firstDenim
     return {
       coinbase: PREDEPLOYS.SequencerFeeVault,
       gasLimit: first ? parent.gasLimit / DENIM_SCALING : parent.gasLimit,

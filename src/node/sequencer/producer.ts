@@ -10,6 +10,7 @@ import { encodeReceipt } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
 import { combineBlooms, EMPTY_TRIE_ROOT, emptyHeader } from '../header-fields.js'
 import { BASE_TIME_ADDRESS, baseTimeDeposit, installBaseTime } from '../opstack/base-time.js'
+import { isDenimBlock } from '../opstack/denim.js'
 import type { L1BlockValues } from '../opstack/l1-block.js'
 import type { OpStack } from '../opstack/opstack.js'
 import { PREDEPLOYS } from '../opstack/params.js'
@@ -120,11 +121,15 @@ export class BlockProducer {
 
   /** Field defaults for a new block on top of the head (also used by calls at "pending"). */
   nextHeaderFields(timestamp?: bigint): HeaderFields {
-    return this.headerAt(this.timing.next(timestamp).timestamp)
+    return this.headerAt(this.timing.next(timestamp))
   }
 
-  private headerAt(timestamp: bigint): HeaderFields {
-    const parent = this.chain.head.header
+  private headerAt({ timestamp, millis }: BlockTime): HeaderFields {
+    const head = this.chain.head
+    const parent = head.header
+    const { opStack } = this
+    // The first Denim block: a Denim time after a block made before Denim (base/base's scaling).
+    const firstDenim = millis !== undefined && !isDenimBlock(head, opStack?.denimTime)
     return emptyHeader({
       parentHash: this.chain.head.hash,
       number: parent.number + 1n,
@@ -132,7 +137,7 @@ export class BlockProducer {
       stateRoot: parent.stateRoot,
       mixHash: randomBytes(32),
       // An OP stack's own: its fee vault as miner, Jovian's extraData and base fee, no blob market.
-      ...(this.opStack?.headerFields(parent, timestamp) ?? {
+      ...(opStack?.headerFields(parent, timestamp, firstDenim) ?? {
         gasLimit: parent.gasLimit,
         baseFeePerGas: this.parentHeader.nextBaseFee(),
         excessBlobGas: this.parentHeader.nextExcessBlobGas(),
@@ -177,7 +182,7 @@ export class BlockProducer {
     const exact = typeof at === 'object' && at.millis !== undefined && this.opStack?.isDenim(at.timestamp)
     const time: BlockTime = exact ? at : this.timing.next(typeof at === 'object' ? at.timestamp : at)
     this.clock.jumpMs = 0n
-    const header = this.headerAt(time.timestamp)
+    const header = this.headerAt(time)
     // The same block opened again (a re-run): the same PREVRANDAO, so its transactions run alike.
     if (again) header.mixHash = again.mixHash
     const { engine, opStack } = this

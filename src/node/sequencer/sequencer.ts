@@ -180,7 +180,8 @@ export class Sequencer {
     this.producer.setPreconfirming(true)
     if (this.running) {
       this.disarm()
-      await this.engine.queue.run(() => this.producer.open(), URGENT)
+      // A Denim block is built whole when its slot comes: nothing opens before it.
+      if (this.flashblocks) await this.engine.queue.run(() => this.producer.open(), URGENT)
       this.arm()
     }
     return true
@@ -309,7 +310,9 @@ export class Sequencer {
    * opened before the halt seals with what its flashblocks pre-confirmed.
    */
   async sealPending(): Promise<BlockRecord> {
-    if (!this.flashblocks && !this.chain.pending) {
+    // A Denim block opened early (a dev method) still takes what the pool holds as it seals.
+    const open = this.chain.pending
+    if (!this.flashblocks && (!open || open.millis !== undefined)) {
       await this.producer.open()
       await this.flashAllReady({ deposits: true })
     }

@@ -2,7 +2,7 @@
 // on Denim (profile base), its parent's time plus 200 ms on the schedule (base/base
 // l2_block_timestamp_millis), the first Denim block on a whole second.
 import type { Chain } from '../chain/chain.js'
-import { blockTimeMs, DENIM_BLOCK_MS, denimNextMs } from '../opstack/denim.js'
+import { blockTimeMs, DENIM_BLOCK_MS, denimNextMs, isDenimBlock } from '../opstack/denim.js'
 import type { OpStack } from '../opstack/opstack.js'
 
 /** A new block's time: its timestamp and, on a Denim block, the milliseconds past it. */
@@ -53,8 +53,8 @@ export class BlockTiming {
   next(explicit?: bigint): BlockTime {
     const parent = this.chain.head
     const { opStack, clock } = this
-    if (opStack?.isDenim(parent.header.timestamp)) {
-      let ms = denimNextMs(blockTimeMs(parent), this.schedule.stepMs + clock.jumpMs, explicit)
+    if (isDenimBlock(parent, opStack?.denimTime)) {
+      let ms = denimNextMs(blockTimeMs(parent), this.schedule.stepMs + (explicit === undefined ? clock.jumpMs : 0n), explicit)
       const now = clock.nowMs()
       const slot = now - (now % DENIM_BLOCK_MS)
       if (explicit === undefined && slot - ms > this.schedule.maxLagMs) ms = slot

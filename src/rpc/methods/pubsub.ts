@@ -4,6 +4,7 @@
 // events (subscriptions.ts).
 import { hexKey } from '../../node/bytes.js'
 import type { DevNode } from '../../node/node.js'
+import { blockMillis } from '../../node/opstack/denim.js'
 import { expectArgs, type MethodTable, type RpcContext } from '../dispatch.js'
 import { INVALID_PARAMS, invalidParams, METHOD_NOT_FOUND, RpcError, SERVER_ERROR } from '../errors.js'
 import { formatReceipt } from '../format.js'
@@ -183,7 +184,7 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
           blockNumber: toQuantity(t.block.header.number),
         }
         // A Denim block (profile base) is built whole: it has no flashblocks to place the transaction in.
-        if (t.block.millis === undefined) out.flashblockIndex = toQuantity(t.flashblockIndex)
+        if (blockMillis(t.block) === undefined) out.flashblockIndex = toQuantity(t.flashblockIndex)
         if (t.block.sealed) out.blockHash = toData(t.block.hash)
         return out
       }
