@@ -54,6 +54,24 @@ describe('Denim under the dev methods', () => {
   })
 })
 
+describe('eth_simulateV1 across Denim', () => {
+  it('steps 2 s before the activation, then five blocks a second from the first Denim block', async () => {
+    const activation = wallSeconds() + 3600n
+    const n = await startTestNode({ profile: 'base', mining: false, denimTime: activation })
+    try {
+      await n.rpc('evm_setNextBlockTimestamp', [toHex(activation - 5n)])
+      await testClient(n).mine({ blocks: 1 })
+      const base = await latest(n)
+      const { result } = await n.rpc('eth_simulateV1', [{ blockStateCalls: Array.from({ length: 10 }, () => ({})) }, base.number])
+      const times = result.map((b: any) => BigInt(b.timestamp) - activation)
+      // -5 (base) → -3, -1, then 1 (the first at or past Denim), four more in that second, then the next.
+      expect(times).toEqual([-3n, -1n, 1n, 1n, 1n, 1n, 1n, 2n, 2n, 2n])
+    } finally {
+      await n.stop()
+    }
+  })
+})
+
 describe('a chain made before Denim, continued under --profile base', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pcnode-denim-state-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -5,7 +5,7 @@
 import type { Chain } from '../chain/chain.js'
 import type { Engine, ExecView, RollupFees } from '../engine/index.js'
 import type { PreconfHints } from '../hints.js'
-import { blockTimeMs } from '../opstack/denim.js'
+import { blockTimeMs, isDenimBlock } from '../opstack/denim.js'
 import type { OpStack } from '../opstack/opstack.js'
 import type { ChainProfile } from '../profile.js'
 import type { BlockOverrides, BlockRecord, BlockRef, CallRequest, HeaderFields, StateOverrides } from '../types.js'
@@ -204,7 +204,10 @@ export class Executor {
       const view = profile.simulateOnCopy ? await engine.freshViewAt(await live.root()) : live
       const rollup = opStack ? opStack.fees(await opStack.readL1Fees(view)) : undefined
       const activation = opStack?.denimTime
-      const denim = activation === undefined ? undefined : { baseMs: blockTimeMs(block), activation }
+      const denim =
+        activation === undefined
+          ? undefined
+          : { baseMs: blockTimeMs(block), baseIsDenim: isDenimBlock(block, activation), activation }
       const base = { header: block.header, hash: this.blockHash(block) }
       return simulate({ engine, view, base, timeStep, denim, profile, rollup, nextBaseFee }, input)
     })

@@ -44,15 +44,21 @@ export interface PlannedBlock {
 
 /**
  * How simulated blocks are timed on a chain with Denim (base/base PR #5043, sanitize_base_chain):
- * a block without a time takes its 200 ms slot's second counted from the base block's time in
- * milliseconds, or the previous block's when that is later; once Denim is active, a block may
- * share its second with the previous one.
+ * a block without a time takes its 200 ms slot's second on the schedule, or the previous block's
+ * when that is later; once Denim is active, a block may share its second with the previous one.
+ * Before Denim, blocks step by the flashblocks block time (2 s); the first one at or past the
+ * activation starts the schedule.
  */
 export interface DenimTiming {
+  /** The base block's time in milliseconds, and whether it is a Denim block. */
   baseMs: bigint
+  baseIsDenim: boolean
   /** Denim's activation time, in seconds. */
   activation: bigint
 }
+
+/** Base before Denim: a block every 2 s. */
+const PRE_DENIM_STEP = 2n
 
 /** Numbers and timestamps of every block, gap fillers included; numbers strictly increase, times too before Denim. */
 export function planBlocks(base: HeaderFields, blocks: SimulateBlockInput[], step: bigint, denim?: DenimTiming): PlannedBlock[] {
@@ -60,10 +66,17 @@ export function planBlocks(base: HeaderFields, blocks: SimulateBlockInput[], ste
   let prevNumber = base.number
   let prevTime = base.timestamp
   const denimAt = (time: bigint) => denim !== undefined && time >= denim.activation
+  // Where the 200 ms schedule counts from: the base block if it is a Denim block, else the first
+  // simulated block at or past the activation.
+  let anchor = denim?.baseIsDenim ? { number: base.number, ms: denim.baseMs } : undefined
   const nextTime = (n: bigint): bigint => {
-    if (!denim || !denimAt(prevTime)) return prevTime + step
-    const scheduled = (denim.baseMs + (n - base.number) * 200n) / 1000n
+    if (!denim) return prevTime + step
+    if (!anchor) return prevTime + PRE_DENIM_STEP
+    const scheduled = (anchor.ms + (n - anchor.number) * 200n) / 1000n
     return scheduled > prevTime ? scheduled : prevTime
+  }
+  const placed = (n: bigint, time: bigint) => {
+    if (denim && !anchor && denimAt(time)) anchor = { number: n, ms: time * 1000n }
   }
   for (const input of blocks) {
     const number = input.blockOverrides?.number ?? prevNumber + 1n
@@ -72,6 +85,7 @@ export function planBlocks(base: HeaderFields, blocks: SimulateBlockInput[], ste
     if (number - base.number > BigInt(SIMULATE_LIMITS.blocks)) throw new SimulateError('clientLimit', 'too many blocks')
     for (let n = prevNumber + 1n; n < number; n++) {
       prevTime = nextTime(n)
+      placed(n, prevTime)
       out.push({ number: n, time: prevTime })
     }
     prevNumber = number
@@ -80,6 +94,7 @@ export function planBlocks(base: HeaderFields, blocks: SimulateBlockInput[], ste
     else if (time < prevTime || (time === prevTime && !(denimAt(prevTime) && denimAt(time))))
       throw new SimulateError('timestampOrder', `block timestamps must be in order: ${time} <= ${prevTime}`)
     prevTime = time
+    placed(number, time)
     out.push({ number, time, input })
   }
   return out
