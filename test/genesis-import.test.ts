@@ -180,6 +180,11 @@ describe('chain profiles', () => {
     })
     expect(resolveOptions({}).stateInterval).toBe(10)
     expect(resolveOptions({ profile: 'base', stateInterval: 5 }).stateInterval).toBe(5)
+    // The state kept must cover the tags' lag.
+    expect(() => resolveOptions({ profile: 'base', stateHistory: 1000 })).toThrow(
+      /--state-history 1000 keeps less state than the tags' lag \(6000 blocks\)/,
+    )
+    expect(resolveOptions({ profile: 'base', stateHistory: 1000, safeLag: 10, finalizedLag: 100 }).stateHistory).toBe(1000)
     expect(resolveOptions({ profile: 'base', safeLag: 0 })).toMatchObject({ safeLag: 0, finalizedLag: 6000 })
     expect(resolveOptions({})).toMatchObject({ safeLag: 0, finalizedLag: 0 })
   })

@@ -215,6 +215,13 @@ function checkLags(o: ResolvedOptions): void {
   ] as const) {
     if (!Number.isSafeInteger(lag) || lag < 0) throw new Error(`${name} lag must be a whole number of blocks >= 0, got ${lag}`)
   }
+  // Reads at `finalized` need its state: a history shorter than the lag would prune it away.
+  const lag = Math.max(o.safeLag, o.finalizedLag)
+  if (o.stateHistory > 0 && o.stateHistory <= lag) {
+    throw new Error(
+      `--state-history ${o.stateHistory} keeps less state than the tags' lag (${lag} blocks): reads at safe/finalized would find it pruned (raise it, or lower --finalized-lag)`,
+    )
+  }
 }
 
 /** The L1 values fit L1Block's fields: fees in a uint256, scalars in a uint32. */
