@@ -253,6 +253,42 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     }
   }, 90_000)
 
+  it('under the base profile (Denim) shows each block to the millisecond and no flashblocks section', async () => {
+    const base = await startTestNode({ profile: 'base' })
+    const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
+    try {
+      const other = await context.newPage()
+      const logged: string[] = []
+      other.on('pageerror', (e) => logged.push(e.message))
+      await other.goto(`${base.rpcUrl}/`)
+      await other.waitForFunction(
+        () => ((globalThis as any).document.querySelectorAll('#blocks li').length ?? 0) >= 5,
+        undefined,
+        { timeout: 60_000, polling: 50 },
+      )
+      // Five blocks a second: each row's time carries its milliseconds (.000 … .800).
+      // Genesis has no BaseTime deposit, so no milliseconds.
+      const times = await other.$$eval('#blocks li:not([data-number="0"]) .muted', (spans) =>
+        spans.map((s) => s.textContent ?? ''),
+      )
+      expect(times.length).toBeGreaterThanOrEqual(4)
+      for (const t of times) expect(t).toMatch(/\d\.(000|200|400|600|800)$/)
+      const number = await other.getAttribute('#blocks li', 'data-number')
+      const block = (await base.rpc('eth_getBlockByNumber', [`0x${Number(number).toString(16)}`, false])).result
+      await other.fill('#q', String(number))
+      await other.click('#search button')
+      await other.waitForSelector('#view dd[data-field="Time"]')
+      expect(await other.textContent('#view dd[data-field="Time"]')).toBe(
+        new Date(Number(BigInt(block.timestampMs))).toISOString(),
+      )
+      expect(await other.isHidden('#flash')).toBe(true)
+      expect(logged).toEqual([])
+    } finally {
+      await context.close()
+      await base.stop()
+    }
+  }, 90_000)
+
   it('logged no error and sent every request to the node itself', () => {
     expect(problems).toEqual([])
     const origin = new URL(node.rpcUrl)

@@ -37,7 +37,13 @@ function units(q, decimals) {
 function eth(q) { return units(q, 18) + ' ETH'; }
 function gwei(q) { return units(q, 9) + ' gwei'; }
 function dec(q) { var v = num(q); return v === undefined ? '' : v.toString(); }
-function when(q) { return new Date(Number(BigInt(q)) * 1000).toLocaleTimeString(); }
+// A block's time: to the millisecond on Denim blocks (timestampMs, --profile base), else its second.
+function msOf(b) { return b.timestampMs ? Number(BigInt(b.timestampMs)) : Number(BigInt(b.timestamp)) * 1000; }
+function when(b) {
+  var d = new Date(msOf(b));
+  if (!b.timestampMs) return d.toLocaleTimeString();
+  return d.toLocaleTimeString([], { hour12: false }) + '.' + String(d.getMilliseconds()).padStart(3, '0');
+}
 function dl(pairs) {
   var list = el('dl');
   pairs.forEach(function (p) { if (p && p[1] !== undefined && p[1] !== '') { list.appendChild(el('dt', null, [p[0]])); list.appendChild(el('dd', { 'data-field': p[0] }, [p[1]])); } });
@@ -56,7 +62,7 @@ var shown = new Set();
 function blockRow(b) {
   return el('li', { 'data-number': dec(b.number) }, [
     link('block/' + dec(b.number), '#' + dec(b.number)),
-    el('span', { 'class': 'muted' }, [when(b.timestamp)]),
+    el('span', { 'class': 'muted' }, [when(b)]),
     el('span', null, [b.transactions.length + ' txs']),
     el('span', null, [dec(b.gasUsed) + ' gas']),
   ]);

@@ -15,7 +15,7 @@ async function showBlock(id) {
     txs.appendChild(el('li', null, [link('tx/' + t.hash, short(t.hash), 'mono'), el('span', { 'class': 'mono' }, [short(t.from) + ' → ' + (t.to ? short(t.to) : 'create')]), el('span', null, [eth(t.value)])]));
   });
   show('Block #' + dec(b.number), [
-    dl([['Hash', el('code', null, [b.hash])], ['Time', new Date(Number(BigInt(b.timestamp)) * 1000).toISOString()],
+    dl([['Hash', el('code', null, [b.hash])], ['Time', new Date(msOf(b)).toISOString()],
       ['Transactions', String(b.transactions.length)], ['Gas used', dec(b.gasUsed) + ' of ' + dec(b.gasLimit)],
       ['Base fee', b.baseFeePerGas ? gwei(b.baseFeePerGas) : undefined], ['Parent', link('block/' + b.parentHash, short(b.parentHash), 'mono')]]),
     el('h3', null, ['Transactions']), txs,
