@@ -138,7 +138,7 @@ export function registerStart(program: Command): void {
         "profile base: when Denim activates, in unix seconds (default: from genesis; a fork of Base: Base's)",
       ).argParser(parseBigInt('Denim time')),
     )
-    // The OP stack's L1 values (profile base): what the L1-info deposits carry and the L1 data fee uses.
+    // The OP stack's L1 values (profiles flashblocks and base): what the L1-info deposits carry and the L1 data fee uses.
     .addOption(
       bigintOption(
         '--l1-base-fee <wei>',
@@ -156,7 +156,7 @@ export function registerStart(program: Command): void {
       ),
     )
     .addOption(
-      new Option('--l1-fee-scalars <base,blob>', "profile base: the L1 fee scalars (Base's by default)")
+      new Option('--l1-fee-scalars <base,blob>', "OP profiles (flashblocks, base): the L1 fee scalars (Base's by default)")
         .argParser(parseScalars)
         .default(
           [DEFAULTS.l1BaseFeeScalar, DEFAULTS.l1BlobBaseFeeScalar],

@@ -24,7 +24,7 @@ export interface NodeContext {
   readonly events: NodeEvents
   readonly producer: BlockProducer
   readonly sequencer: Sequencer
-  /** The OP-stack rules (profile base); undefined on Ethereum. */
+  /** The OP-stack rules (profiles flashblocks and base); undefined on Ethereum. */
   readonly opStack: OpStack | undefined
   /** Block time as dev methods move it (evm_increaseTime, evm_setNextBlockTimestamp). */
   readonly clock: DevClock

@@ -61,7 +61,7 @@ export interface NodeOptions {
   genesisFile?: string
   /** Concatenated RLP blocks to import on top of genesisFile at start ('' = none; chain-import.ts). */
   importFile?: string
-  /** OP stack (profile base): the L1 base fee the L1-info deposits carry, in wei (default Base's recent value). */
+  /** OP stack (profiles flashblocks and base): the L1 base fee the L1-info deposits carry, in wei (default Base's recent value). */
   l1BaseFee?: bigint
   /** OP stack: the L1 blob base fee, in wei. */
   l1BlobBaseFee?: bigint

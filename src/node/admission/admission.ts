@@ -31,7 +31,7 @@ export interface AdmissionParts {
   engine: Engine
   chain: Chain
   pool: TxPool
-  /** The OP-stack rules (profile base); undefined on Ethereum. */
+  /** The OP-stack rules (profiles flashblocks and base); undefined on Ethereum. */
   opStack: OpStack | undefined
   /** Explains a nonce a pre-confirmed transaction used (hints.ts). */
   hints: PreconfHints

@@ -19,7 +19,7 @@ export interface ExecutorParts {
   engine: Engine
   chain: Chain
   profile: ChainProfile
-  /** The OP-stack rules (profile base); undefined on Ethereum. */
+  /** The OP-stack rules (profiles flashblocks and base); undefined on Ethereum. */
   opStack: OpStack | undefined
   hints: PreconfHints
   /** Milliseconds between sealed blocks: a simulated block's default time step. */

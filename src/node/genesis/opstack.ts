@@ -1,4 +1,4 @@
-// An OP-stack genesis (profile base): the predeploys and preinstalls at their fixed addresses (OP
+// An OP-stack genesis (profiles flashblocks and base): the predeploys and preinstalls at their fixed addresses (OP
 // specs, predeploys.md and preinstalls.md). L1Block and GasPriceOracle run pcnode's implementations
 // of the spec (contracts/); WETH9, L2ToL1MessagePasser and the preinstalls their official code
 // (src/contracts/preinstalls.ts says where each comes from); the other predeploys are stubs that
