@@ -5,21 +5,14 @@ import { ErrorLog } from './log.mjs'
 import { RpcError } from './rpc.mjs'
 import { now, round, stats } from './stats.mjs'
 
-/** A small seeded PRNG (mulberry32): the arrival schedule must be the same for pcnode and anvil. */
-function seeded(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-/** Send offsets (ms from the start) of a Poisson process at `perSecond` for `seconds`, at most `max`. */
-export function poissonSchedule(perSecond, seconds, max, seed = 1) {
-  const rnd = seeded(seed)
+/**
+ * Send offsets (ms from the start) of a Poisson process at `perSecond` for `seconds`, at most `max`,
+ * drawn from the node's own mulberry32 (loaded from dist/ when a run needs it, so the bench's usage
+ * and its missing-build message work without it): one seeded schedule for pcnode and anvil.
+ */
+export async function poissonSchedule(perSecond, seconds, max, seed = 1) {
+  const { seededRandom } = await import('../../dist/node/faults/random.js')
+  const rnd = seededRandom(seed)
   const out = []
   let t = 0
   for (;;) {

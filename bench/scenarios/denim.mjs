@@ -87,7 +87,7 @@ const fileBytes = (f) => {
 }
 
 export async function run({ opts, P }) {
-  const schedule = poissonSchedule(P.denimRate, P.denimSeconds, P.denimMaxTx, 7)
+  const schedule = await poissonSchedule(P.denimRate, P.denimSeconds, P.denimMaxTx, 7)
   const set = await signedSet(DEV[0], schedule.length, 'denim')
   const names = ['pcnode(base)', 'anvil(bt 0.2)'].filter((n) => !(opts.noAnvil && n.startsWith('anvil')))
   const out = { schedule: { count: schedule.length, rate: P.denimRate, seconds: P.denimSeconds } }
