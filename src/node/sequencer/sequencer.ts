@@ -11,7 +11,7 @@ import type { NodeEvents } from '../events.js'
 import { DENIM_MAX_LAG_MS } from '../opstack/denim.js'
 import type { TxPool } from '../pool/pool.js'
 import type { BlockRecord } from '../types.js'
-import { DueClock, type FlashJitter, JitteredClock, Metronome } from './clocks.js'
+import { type FlashJitter, jittered, metronome, Ticker, whenDue } from './clocks.js'
 import type { BlockProducer, FlashblockBudget } from './producer.js'
 
 /** The block clock's tasks go before queued requests: a seal waits at most for the running task. */
@@ -48,8 +48,8 @@ export interface SequencerHooks {
 }
 
 export class Sequencer {
-  private flashClock: Metronome | JitteredClock | undefined
-  private sealClock: Metronome | DueClock | undefined
+  private flashClock: Ticker | undefined
+  private sealClock: Ticker | undefined
   /** Whether the clocks armed are Denim's (the next block was a Denim block when they were). */
   private armedDenim = false
   private immediate: NodeJS.Immediate | undefined
@@ -134,13 +134,8 @@ export class Sequencer {
     const step = BigInt(Math.max(200, Math.ceil(blockTime / 200) * 200))
     this.producer.timing.setSchedule({ stepMs: step, maxLagMs: this.running && blockTime > 0 ? DENIM_MAX_LAG_MS : 0n })
     if (denim) {
-      if (blockTime > 0)
-        this.sealClock = new DueClock(
-          blockTime,
-          () => this.producer.timing.msUntilNext(),
-          () => this.seal(),
-          this.failed,
-        )
+      const due = () => this.producer.timing.msUntilNext()
+      if (blockTime > 0) this.sealClock = new Ticker(whenDue(blockTime, due), () => this.seal(), this.failed)
       if (this.pool.size > 0 || this.producer.depositsWaiting) this.notify()
       return
     }
@@ -150,11 +145,10 @@ export class Sequencer {
         return this.flash()
       }
       const jitter = this.hooks?.jitter()
-      this.flashClock = jitter
-        ? new JitteredClock(preconfInterval, jitter, tick, this.failed)
-        : new Metronome(preconfInterval, tick, this.failed)
+      const delay = jitter ? jittered(preconfInterval, jitter) : metronome(preconfInterval)
+      this.flashClock = new Ticker(delay, tick, this.failed)
     }
-    if (blockTime > 0) this.sealClock = new Metronome(blockTime, () => this.seal(), this.failed)
+    if (blockTime > 0) this.sealClock = new Ticker(metronome(blockTime), () => this.seal(), this.failed)
     if (this.pool.size > 0 || this.producer.depositsWaiting) this.notify()
   }
 
