@@ -30,6 +30,25 @@ async function baseUpstream(timestamp: bigint) {
   return anvil
 }
 
+/**
+ * A pcnode forking (no profile given) an anvil at Base's chain id whose clock starts at `timestamp`,
+ * for the enclosing describe; `forkBlock` is the upstream's head when the fork started.
+ */
+function useBaseFork(timestamp: bigint): { fork: TestNode; forkBlock: bigint } {
+  const held = {} as { fork: TestNode; forkBlock: bigint }
+  let anvil: Awaited<ReturnType<typeof startAnvil>> | undefined
+  beforeAll(async () => {
+    anvil = await baseUpstream(timestamp)
+    held.fork = await startTestNode({ fork: { url: anvil.url } })
+    held.forkBlock = BigInt((await held.fork.rpc('eth_blockNumber')).result)
+  }, 60_000)
+  afterAll(async () => {
+    await held.fork?.stop()
+    anvil?.stop()
+  })
+  return held
+}
+
 /** Blocks `from`..`to` in full, once the fork has sealed `to`. */
 async function sealedBlocks(node: TestNode, from: bigint, to: bigint): Promise<Json[]> {
   await poll(
@@ -44,28 +63,16 @@ async function sealedBlocks(node: TestNode, from: bigint, to: bigint): Promise<J
 
 describe('a fork of Base after Denim (upstream at 1793988000)', () => {
   const T = 1793988000n
-  let anvil: Awaited<ReturnType<typeof startAnvil>>
-  let fork: TestNode
-  let forkBlock: bigint
-
-  beforeAll(async () => {
-    anvil = await baseUpstream(T)
-    fork = await startTestNode({ fork: { url: anvil.url } })
-    forkBlock = BigInt((await fork.rpc('eth_blockNumber')).result)
-  }, 60_000)
-  afterAll(async () => {
-    await fork?.stop()
-    anvil?.stop()
-  })
+  const forked = useBaseFork(T)
 
   it("runs Base's rules at Base's chain id", async () => {
-    expect(fork.node.options.profile).toBe('base')
-    expect(fork.chainId).toBe(8453)
-    expect((await fork.rpc('eth_chainId')).result).toBe('0x2105')
+    expect(forked.fork.node.options.profile).toBe('base')
+    expect(forked.fork.chainId).toBe(8453)
+    expect((await forked.fork.rpc('eth_chainId')).result).toBe('0x2105')
   })
 
   it('new blocks open with the L1-info and BaseTime deposits, 200 ms apart, on the fork block clock', async () => {
-    const blocks = await sealedBlocks(fork, forkBlock + 1n, forkBlock + 4n)
+    const blocks = await sealedBlocks(forked.fork, forked.forkBlock + 1n, forked.forkBlock + 4n)
     for (const block of blocks) {
       expect(block.transactions.length).toBeGreaterThanOrEqual(2)
       expect(block.transactions[0]).toMatchObject({ type: '0x7e', to: L1_BLOCK })
@@ -81,10 +88,10 @@ describe('a fork of Base after Denim (upstream at 1793988000)', () => {
   }, 90_000)
 
   it("timestampMillisPart() answers the latest block's millisecond part", async () => {
-    const latest = (await fork.rpc('eth_getBlockByNumber', ['latest', false])).result
+    const latest = (await forked.fork.rpc('eth_getBlockByNumber', ['latest', false])).result
     expect(latest.timestampMs).toBeDefined()
     // Called at that block's number: "latest" moves on every 200 ms.
-    const { result, error } = await fork.rpc('eth_call', [{ to: BASE_TIME, data: MILLIS_PART }, latest.number])
+    const { result, error } = await forked.fork.rpc('eth_call', [{ to: BASE_TIME, data: MILLIS_PART }, latest.number])
     expect(error).toBeUndefined()
     expect(BigInt(result)).toBe(BigInt(latest.timestampMs) % 1000n)
   })
@@ -92,23 +99,11 @@ describe('a fork of Base after Denim (upstream at 1793988000)', () => {
 
 describe('a fork of Base before Denim (upstream at 1793815200)', () => {
   const T = 1793815200n
-  let anvil: Awaited<ReturnType<typeof startAnvil>>
-  let fork: TestNode
-  let forkBlock: bigint
-
-  beforeAll(async () => {
-    anvil = await baseUpstream(T)
-    fork = await startTestNode({ fork: { url: anvil.url } })
-    forkBlock = BigInt((await fork.rpc('eth_blockNumber')).result)
-  }, 60_000)
-  afterAll(async () => {
-    await fork?.stop()
-    anvil?.stop()
-  })
+  const forked = useBaseFork(T)
 
   it('new blocks keep the fork block clock (before Denim) and carry the L1-info deposit only, no timestampMs', async () => {
-    expect(fork.chainId).toBe(8453)
-    const blocks = await sealedBlocks(fork, forkBlock + 1n, forkBlock + 2n)
+    expect(forked.fork.chainId).toBe(8453)
+    const blocks = await sealedBlocks(forked.fork, forked.forkBlock + 1n, forked.forkBlock + 2n)
     for (const block of blocks) {
       const seconds = BigInt(block.timestamp)
       expect(seconds).toBeLessThan(DENIM_MAINNET)
@@ -121,7 +116,7 @@ describe('a fork of Base before Denim (upstream at 1793815200)', () => {
   }, 90_000)
 
   it('sends newFlashblocks notifications', async () => {
-    const socket = await openSocket(fork.wsUrl)
+    const socket = await openSocket(forked.fork.wsUrl)
     try {
       const id = await socket.subscribe(['newFlashblocks'])
       const items = await socket.waitFor(id, (got) => got.length > 0, 'a newFlashblocks notification')
@@ -133,14 +128,14 @@ describe('a fork of Base before Denim (upstream at 1793815200)', () => {
 
   it("a sent transaction's receipt is pre-confirmed (zero blockHash) before its block seals", async () => {
     // Sent just after a block seals, so a flashblock of the next block takes it first.
-    const head = BigInt((await fork.rpc('eth_blockNumber')).result)
+    const head = BigInt((await forked.fork.rpc('eth_blockNumber')).result)
     await poll(
-      async () => BigInt((await fork.rpc('eth_blockNumber')).result),
+      async () => BigInt((await forked.fork.rpc('eth_blockNumber')).result),
       (n) => n > head,
       { timeoutMs: 60_000, what: 'a new block', intervalMs: 10 },
     )
-    const hash = await fork.wallet(0).sendTransaction({ to: fork.accounts[1].address, value: 1n })
-    const first = await poll(async () => (await fork.rpc('eth_getTransactionReceipt', [hash])).result as Json, undefined, {
+    const hash = await forked.fork.wallet(0).sendTransaction({ to: forked.fork.accounts[1].address, value: 1n })
+    const first = await poll(async () => (await forked.fork.rpc('eth_getTransactionReceipt', [hash])).result as Json, undefined, {
       timeoutMs: 60_000,
       what: `the receipt of ${hash}`,
       intervalMs: 5,
@@ -148,11 +143,11 @@ describe('a fork of Base before Denim (upstream at 1793815200)', () => {
     expect(first.blockHash).toBe(zeroHash)
     expect(first.status).toBe('0x1')
     const sealed = await poll(
-      async () => (await fork.rpc('eth_getTransactionReceipt', [hash])).result as Json,
+      async () => (await forked.fork.rpc('eth_getTransactionReceipt', [hash])).result as Json,
       (r) => r?.blockHash !== undefined && r.blockHash !== zeroHash,
       { timeoutMs: 60_000, what: `${hash} sealed`, intervalMs: 20 },
     )
-    const block = (await fork.rpc('eth_getBlockByNumber', [sealed.blockNumber as Hex, false])).result
+    const block = (await forked.fork.rpc('eth_getBlockByNumber', [sealed.blockNumber as Hex, false])).result
     expect(sealed.blockHash).toBe(block.hash)
     expect(BigInt(block.timestamp)).toBeLessThan(DENIM_MAINNET)
   }, 90_000)
