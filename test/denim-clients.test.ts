@@ -7,12 +7,11 @@ import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Contract, ContractFactory, JsonRpcProvider, Wallet } from 'ethers'
-import { createPublicClient, createWalletClient, defineChain, type Hex, http, parseEther } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { type Hex, parseEther } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from './cli.js'
 import { erc20Abi, erc20Bytecode } from './fixtures/erc20.js'
-import { type TestNode, useTestNode, waitForReceipt } from './helpers.js'
+import { plainClients, type TestNode, useTestNode, waitForReceipt } from './helpers.js'
 
 const CAST = join(ROOT, 'node_modules', '@foundry-rs', 'cast-linux-amd64', 'bin', 'cast')
 const exec = promisify(execFile)
@@ -32,22 +31,6 @@ async function canonicalHash(node: TestNode, number: bigint | Hex): Promise<Hex>
   const tag = typeof number === 'bigint' ? `0x${number.toString(16)}` : number
   const block = (await node.rpc('eth_getBlockByNumber', [tag, false])).result
   return block.hash
-}
-
-/** A viem chain as a dapp declares it: no experimental_preconfirmationTime, so viem reads "latest". */
-function plainClients(node: TestNode, index: number) {
-  const chain = defineChain({
-    id: node.chainId,
-    name: 'base-local',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [node.rpcUrl] } },
-  })
-  const transport = http(node.rpcUrl, { retryCount: 0 })
-  const account = privateKeyToAccount(node.accounts[index].privateKey)
-  return {
-    publicClient: createPublicClient({ chain, transport, pollingInterval: 50 }),
-    wallet: createWalletClient({ chain, transport, account, pollingInterval: 50 }),
-  }
 }
 
 describe('real clients on the base profile (no workaround)', () => {

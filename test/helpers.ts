@@ -75,6 +75,22 @@ export function useTestNode(options: NodeOptions = {}, { timeoutMs }: { timeoutM
   return node
 }
 
+/** A viem chain as a dapp declares it: no experimental_preconfirmationTime, so viem reads "latest". */
+export function plainClients(node: TestNode, index = 0) {
+  const chain = defineChain({
+    id: node.chainId,
+    name: 'base-local',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [node.rpcUrl] } },
+  })
+  const transport = http(node.rpcUrl, { retryCount: 0 })
+  const account = privateKeyToAccount(node.accounts[index].privateKey)
+  return {
+    publicClient: createPublicClient({ chain, transport, pollingInterval: 50 }),
+    wallet: createWalletClient({ chain, transport, account, pollingInterval: 50 }),
+  }
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export interface PollOptions {

@@ -3,23 +3,10 @@
 // profile (Base after Denim: blocks built whole, no pre-confirmations) the receipt is a sealed
 // block's, so the pair, its reserves and the swap's output are all there at "latest".
 import { createRequire } from 'node:module'
-import {
-  type Abi,
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  type Hex,
-  http,
-  keccak256,
-  parseEventLogs,
-  zeroAddress,
-  zeroHash,
-} from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { type Abi, type Address, type Hex, keccak256, parseEventLogs, zeroAddress, zeroHash } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { erc20Abi, erc20Bytecode } from './fixtures/erc20.js'
-import { type TestNode, useTestNode } from './helpers.js'
+import { plainClients, type TestNode, useTestNode } from './helpers.js'
 
 interface Artifact {
   abi: Abi
@@ -50,22 +37,6 @@ const SWAP_IN = 10n ** 19n
  * later second writes both (zero to non-zero, ~44k gas over the estimate) and runs out of gas.
  */
 const SWAP_GAS = 300_000n
-
-/** A viem chain as a dapp declares it: no experimental_preconfirmationTime, so viem reads "latest". */
-function plainClients(node: TestNode) {
-  const chain = defineChain({
-    id: node.chainId,
-    name: 'base-local',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [node.rpcUrl] } },
-  })
-  const transport = http(node.rpcUrl, { retryCount: 0 })
-  const account = privateKeyToAccount(node.accounts[0].privateKey)
-  return {
-    publicClient: createPublicClient({ chain, transport, pollingInterval: 50 }),
-    wallet: createWalletClient({ chain, transport, account, pollingInterval: 50 }),
-  }
-}
 
 /** Deploys both tokens, the factory and the router, each waited for. */
 async function deployAll(node: TestNode) {
