@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StartedAppServer, startAppServer } from '../src/index.js'
-import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS } from './chromium.js'
+import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText } from './chromium.js'
 import { useTestNode } from './helpers.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -77,24 +77,6 @@ describe.skipIf(skipReason !== undefined)(
         problems,
       )
       return { context, page, problems, requests }
-    }
-
-    /** Waits until the element's text matches; on timeout, fails with what it shows and what the page logged. */
-    async function waitForText(page: Page, selector: string, pattern: RegExp, problems: string[], timeout = 60_000) {
-      try {
-        await page.waitForFunction(
-          ([sel, source, flags]) =>
-            new RegExp(source, flags).test((globalThis as any).document.querySelector(sel)?.textContent ?? ''),
-          [selector, pattern.source, pattern.flags] as const,
-          { timeout, polling: 50 },
-        )
-      } catch (error) {
-        const shown = await page.textContent(selector).catch(() => '?')
-        throw new Error(
-          `${selector} never matched ${pattern}: it shows ${JSON.stringify(shown)}\n${problems.join('\n')}\n${error}`,
-        )
-      }
-      return (await page.textContent(selector)) ?? ''
     }
 
     /** Nothing left this machine: every request went to the app or the node, on 127.0.0.1 or localhost. */

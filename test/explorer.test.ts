@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import type { Browser, Page } from 'playwright-core'
 import { encodeErrorResult, parseAbi, parseEther, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS } from './chromium.js'
+import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText as waitForPageText } from './chromium.js'
 import { ROOT } from './cli.js'
 import { poll, startTestNode, useTestNode } from './helpers.js'
 
@@ -144,21 +144,9 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     await browser?.close()
   })
 
-  /** Waits until the element's text matches; on timeout, fails with what it shows and what the page logged. */
-  async function waitForText(selector: string, pattern: RegExp, timeout = 60_000): Promise<string> {
-    try {
-      await page.waitForFunction(
-        ([sel, source, flags]) =>
-          new RegExp(source, flags).test((globalThis as any).document.querySelector(sel)?.textContent ?? ''),
-        [selector, pattern.source, pattern.flags] as const,
-        { timeout, polling: 50 },
-      )
-    } catch (error) {
-      const shown = await page.textContent(selector).catch(() => '?')
-      throw new Error(`${selector} never matched ${pattern}: it shows ${JSON.stringify(shown)}\n${problems.join('\n')}\n${error}`)
-    }
-    return (await page.textContent(selector)) ?? ''
-  }
+  /** The page's element text matching `pattern` (chromium.ts waitForText, with what the page logged). */
+  const waitForText = (selector: string, pattern: RegExp, timeout?: number) =>
+    waitForPageText(page, selector, pattern, problems, timeout)
 
   async function searchFor(q: string) {
     await page.fill('#q', q)
