@@ -192,41 +192,28 @@ describe('pcnode send', () => {
     // A contract that reverts with the custom error selector 0xdeadbeef (no arguments).
     const deploy = await node.wallet(7).sendTransaction({ data: '0x6010600c60003960106000f363deadbeef60e01b60005260046000fd' })
     const custom = (await waitForReceipt(node, deploy)).contractAddress as Hex
+    // The base profile's stub predeploys revert naming themselves; --gas skips the estimate (which would refuse).
+    const stubSend = (from: string, ...more: string[]) =>
+      pcnode(
+        [
+          'send',
+          '--to',
+          L2_CROSS_DOMAIN_MESSENGER,
+          '--data',
+          '0x12345678',
+          '--gas',
+          '100000',
+          '--from',
+          from,
+          '--rpc-url',
+          node.rpcUrl,
+          ...more,
+        ],
+        120_000,
+      )
     const [stub, stubJson, selector] = await Promise.all([
-      // The base profile's stub predeploys revert naming themselves; --gas skips the estimate (which would refuse).
-      pcnode(
-        [
-          'send',
-          '--to',
-          L2_CROSS_DOMAIN_MESSENGER,
-          '--data',
-          '0x12345678',
-          '--gas',
-          '100000',
-          '--from',
-          '2',
-          '--rpc-url',
-          node.rpcUrl,
-        ],
-        120_000,
-      ),
-      pcnode(
-        [
-          'send',
-          '--to',
-          L2_CROSS_DOMAIN_MESSENGER,
-          '--data',
-          '0x12345678',
-          '--gas',
-          '100000',
-          '--from',
-          '3',
-          '--rpc-url',
-          node.rpcUrl,
-          '--json',
-        ],
-        120_000,
-      ),
+      stubSend('2'),
+      stubSend('3', '--json'),
       pcnode(['send', '--to', custom, '--gas', '100000', '--from', '4', '--rpc-url', node.rpcUrl], 120_000),
     ])
     const reason = 'Predeploy L2CrossDomainMessenger is not supported.'
