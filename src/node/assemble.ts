@@ -47,6 +47,8 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
   const engine = await Engine.create(options)
   const accounts = await devAccounts(options.mnemonic, options.accounts)
   const chain = new Chain()
+  // The tags `safe` and `finalized` trail `latest` by these (chain.ts resolve).
+  chain.lags = { safe: BigInt(options.safeLag), finalized: BigInt(options.finalizedLag) }
   const alloc: Alloc = accounts.map((a) => ({
     address: Uint8Array.from(Buffer.from(a.address.slice(2), 'hex')),
     balance: options.balance,

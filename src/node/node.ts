@@ -72,8 +72,6 @@ export class DevNode {
     this.ctx = ctx
     ;({ events: this.events, chain: this.chain, pool: this.pool, engine: this.engine, options: this.options } = ctx)
     this.profile = ctx.profile
-    // The tags `safe` and `finalized` trail `latest` by these (chain.ts resolve).
-    ctx.chain.lags = { safe: BigInt(ctx.options.safeLag), finalized: BigInt(ctx.options.finalizedLag) }
     ;({
       accounts: this.accounts,
       executor: this.executor,

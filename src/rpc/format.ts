@@ -1,7 +1,7 @@
 // Node records → JSON-RPC objects, with the field sets geth serves.
 import { EMPTY_UNCLES_HASH, HEADER_FIELDS } from '../node/header-fields.js'
 import type { DevNode } from '../node/node.js'
-import { blockMillis } from '../node/opstack/denim.js'
+import { blockMillis, blockTimeMs } from '../node/opstack/denim.js'
 import type { BlockRecord, IncludedTx, LogEntry, MatchedLog, PoolTxInfo, ReceiptData, TxRecord } from '../node/types.js'
 import { type Hex, toData, toFixed, toQuantity } from './hex.js'
 
@@ -14,8 +14,7 @@ type TxFields = Record<string, unknown>
  * none before Denim or on genesis, where the field is left out.
  */
 function timestampMs(block: BlockRecord): Hex | undefined {
-  const millis = blockMillis(block)
-  return millis === undefined ? undefined : toQuantity(block.header.timestamp * 1000n + BigInt(millis))
+  return blockMillis(block) === undefined ? undefined : toQuantity(blockTimeMs(block))
 }
 
 /** The fields every form of a transaction object shares (geth's RPCTransaction, by type). */

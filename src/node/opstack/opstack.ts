@@ -69,18 +69,16 @@ export class OpStack {
   // --- blocks -------------------------------------------------------------------------------
 
   /**
-   * Header fields of the block after `parent` at `timestamp` (Jovian, OP specs jovian/exec-engine.md):
-   * the base fee from the parent's EIP-1559 parameters; the first Denim block carries ten times the
-   * denominator and a tenth of the gas limit (base/base derive/attributes/stateful.rs).
+   * Header fields of the block after `parent` (Jovian, OP specs jovian/exec-engine.md): the base fee
+   * from the parent's EIP-1559 parameters; the first Denim block (`first`: its parent made before
+   * Denim, as denim.ts isDenimBlock tells the producer) carries ten times the denominator and a
+   * tenth of the gas limit (base/base derive/attributes/stateful.rs).
    */
   headerFields(
     parent: HeaderFields,
-    timestamp = parent.timestamp + 1n,
-    /** Whether this is the first Denim block (its parent made before Denim); by the timestamps when not given. */
-    firstDenim = !this.isDenim(parent.timestamp) && this.isDenim(timestamp),
+    first = false,
   ): Pick<HeaderFields, 'coinbase' | 'extraData' | 'baseFeePerGas' | 'excessBlobGas' | 'gasLimit'> {
     const params = decodeExtraData(parent.extraData) ?? BASE_EIP1559
-    const first = firstDenim
     return {
       coinbase: PREDEPLOYS.SequencerFeeVault,
       gasLimit: first ? parent.gasLimit / DENIM_SCALING : parent.gasLimit,

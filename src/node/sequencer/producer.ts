@@ -137,7 +137,7 @@ export class BlockProducer {
       stateRoot: parent.stateRoot,
       mixHash: randomBytes(32),
       // An OP stack's own: its fee vault as miner, Jovian's extraData and base fee, no blob market.
-      ...(opStack?.headerFields(parent, timestamp, firstDenim) ?? {
+      ...(opStack?.headerFields(parent, firstDenim) ?? {
         gasLimit: parent.gasLimit,
         baseFeePerGas: this.parentHeader.nextBaseFee(),
         excessBlobGas: this.parentHeader.nextExcessBlobGas(),
