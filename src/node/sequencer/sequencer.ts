@@ -10,6 +10,7 @@ import type { Engine } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
 import { DENIM_MAX_LAG_MS } from '../opstack/denim.js'
 import type { TxPool } from '../pool/pool.js'
+import { FLASHBLOCKS_PROFILE } from '../profile.js'
 import type { BlockRecord } from '../types.js'
 import { type FlashJitter, jittered, metronome, Ticker, whenDue } from './clocks.js'
 import type { BlockProducer, FlashblockBudget } from './producer.js'
@@ -34,8 +35,11 @@ export interface SequencerConfig {
   preconfInterval: number
 }
 
-/** Before Denim, a profile-base chain runs as Base did: 2 s blocks, 200 ms flashblocks. */
-const PRE_DENIM: SequencerConfig = { blockTime: 2000, preconfInterval: 200 }
+/** Before Denim, a profile-base chain runs as Base did: the flashblocks profile's cadence. */
+const PRE_DENIM: SequencerConfig = {
+  blockTime: FLASHBLOCKS_PROFILE.blockTime,
+  preconfInterval: FLASHBLOCKS_PROFILE.preconfInterval,
+}
 
 /** What the fault injector (faults/) adds to sealing and to the flashblock clock. */
 export interface SequencerHooks {
