@@ -4,10 +4,10 @@
 // second deposit. The first Denim block sits at .000 and divides the gas limit by ten while
 // multiplying the EIP-1559 denominator by ten (base/base derive/attributes/stateful.rs).
 import type { BlockRecord } from '../types.js'
-import { baseTimeMillisOf } from './base-time.js'
+import { BASE_TIME_STEP_MS, baseTimeMillisOf } from './base-time.js'
 
-/** NATIVE_SUBSECOND_BLOCK_INTERVAL_MILLIS. */
-export const DENIM_BLOCK_MS = 200n
+/** NATIVE_SUBSECOND_BLOCK_INTERVAL_MILLIS: BaseTime's step (base-time.ts), as a bigint for block times. */
+export const DENIM_BLOCK_MS = BigInt(BASE_TIME_STEP_MS)
 
 /** DENIM_GAS_PARAMETER_SCALING_FACTOR: the first Denim block's gas limit ÷ it, its EIP-1559 denominator × it. */
 export const DENIM_SCALING = 10n

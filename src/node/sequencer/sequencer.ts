@@ -8,7 +8,7 @@ import { hexKey } from '../bytes.js'
 import type { Chain } from '../chain/chain.js'
 import type { Engine } from '../engine/index.js'
 import type { NodeEvents } from '../events.js'
-import { DENIM_MAX_LAG_MS } from '../opstack/denim.js'
+import { DENIM_BLOCK_MS, DENIM_MAX_LAG_MS } from '../opstack/denim.js'
 import type { TxPool } from '../pool/pool.js'
 import { FLASHBLOCKS_PROFILE } from '../profile.js'
 import type { BlockRecord } from '../types.js'
@@ -135,7 +135,8 @@ export class Sequencer {
     const denim = this.producer.timing.nextIsDenim
     this.armedDenim = denim
     // Dev-mined Denim blocks (no block clock) keep up with the node's clock; the block clock's follow the schedule.
-    const step = BigInt(Math.max(200, Math.ceil(blockTime / 200) * 200))
+    const slot = Number(DENIM_BLOCK_MS)
+    const step = BigInt(Math.max(slot, Math.ceil(blockTime / slot) * slot))
     this.producer.timing.setSchedule({ stepMs: step, maxLagMs: this.running && blockTime > 0 ? DENIM_MAX_LAG_MS : 0n })
     if (denim) {
       const due = () => this.producer.timing.msUntilNext()
@@ -205,7 +206,7 @@ export class Sequencer {
   async stop(): Promise<void> {
     this.running = false
     this.disarm()
-    this.producer.timing.setSchedule({ stepMs: 200n, maxLagMs: 0n })
+    this.producer.timing.setSchedule({ stepMs: DENIM_BLOCK_MS, maxLagMs: 0n })
     await this.flashing
     await this.engine.queue.run(async () => {})
   }

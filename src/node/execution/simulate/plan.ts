@@ -1,6 +1,7 @@
 // eth_simulateV1's request-level checks and block plan: limits, then every block's number and
 // timestamp (gaps in numbers filled with empty blocks), before any state is touched (geth's order).
 import { InvalidParamsError } from '../../errors.js'
+import { DENIM_BLOCK_MS } from '../../opstack/denim.js'
 import type { BlockOverrides, CallRequest, HeaderFields, StateOverrides } from '../../types.js'
 import { SimulateError } from '../errors.js'
 
@@ -72,7 +73,7 @@ export function planBlocks(base: HeaderFields, blocks: SimulateBlockInput[], ste
   const nextTime = (n: bigint): bigint => {
     if (!denim) return prevTime + step
     if (!anchor) return prevTime + PRE_DENIM_STEP
-    const scheduled = (anchor.ms + (n - anchor.number) * 200n) / 1000n
+    const scheduled = (anchor.ms + (n - anchor.number) * DENIM_BLOCK_MS) / 1000n
     return scheduled > prevTime ? scheduled : prevTime
   }
   const placed = (n: bigint, time: bigint) => {
