@@ -103,3 +103,34 @@ describe('the follower', () => {
     expect(transitionLines(reverted, timedOut, context)[0].text).toBe('not sealed: still waiting after 30000 ms')
   })
 })
+
+describe('the WebSocket source', () => {
+  it('reports the pre-confirmation a flashblock named before the look found it already dropped', async () => {
+    const { SubscriptionSource } = await import('../src/cli/follow-sources.js')
+    const hash = `0x${'cd'.repeat(32)}`
+    const listeners: Array<(data: unknown) => void> = []
+    const ws = {
+      async subscribe(params: unknown[], onData: (data: unknown) => void) {
+        if (params[0] === 'newFlashblockTransactions') listeners.push(onData)
+      },
+      async request<T>(method: string): Promise<T> {
+        // By the time the source looks, the sealing block left it out.
+        if (method !== 'pcnode_transactionStatus') throw new Error(`unexpected ${method}`)
+        return { status: 'dropped', blockNumber: '0x9', flashblockIndex: '0x3', reason: 'left out', requeued: false } as T
+      },
+      close: async () => {},
+    }
+    const source = new SubscriptionSource(ws)
+    await source.open()
+    source.track({ hash }, performance.now())
+    for (const listener of listeners) listener(hash)
+    const deadline = performance.now() + 5000
+    const first = await source.next(deadline)
+    const second = await source.next(deadline)
+    expect(first).toMatchObject({ kind: 'preconfirmed', blockNumber: 9, flashblockIndex: 3 })
+    expect(second).toMatchObject({ kind: 'dropped', reason: 'left out', requeued: false })
+    const state = advance(advance(ACCEPTED, first as Observation), second as Observation)
+    expect(state.stage).toBe('dropped')
+    expect(state.preconfirmedMs).toBeGreaterThanOrEqual(0)
+  })
+})

@@ -32,7 +32,7 @@ export function wsUrlFor(url: string): string {
   return /^wss?:\/\//i.test(url) ? url : url.replace(/^http/i, 'ws')
 }
 
-interface WebSocketRpc extends Rpc {
+export interface WebSocketRpc extends Rpc {
   subscribe(params: unknown[], onData: (data: unknown) => void, onClosed: (error: Error) => void): Promise<void>
   close(): Promise<void>
 }
@@ -102,7 +102,11 @@ class Probe {
   async look(at: number): Promise<Observation> {
     const status = await this.status()
     if (status?.status === 'dropped') {
-      return { kind: 'dropped', at, reason: status.reason ?? 'dropped', requeued: status.requeued === true }
+      const where =
+        status.blockNumber !== undefined
+          ? { blockNumber: Number(status.blockNumber), flashblockIndex: Number(status.flashblockIndex ?? 0) }
+          : {}
+      return { kind: 'dropped', at, reason: status.reason ?? 'dropped', requeued: status.requeued === true, ...where }
     }
     if (status?.status === 'pending') return { kind: 'pending', at }
     const receipt =
@@ -119,10 +123,13 @@ class Probe {
   private async status() {
     if (!this.statusMethod) return undefined
     try {
-      return await this.rpc.request<{ status: string; flashblockIndex?: string; reason?: string; requeued?: boolean }>(
-        'pcnode_transactionStatus',
-        [this.tx.hash],
-      )
+      return await this.rpc.request<{
+        status: string
+        blockNumber?: string
+        flashblockIndex?: string
+        reason?: string
+        requeued?: boolean
+      }>('pcnode_transactionStatus', [this.tx.hash])
     } catch (error) {
       if (!(error instanceof RpcCallError)) throw error
       this.statusMethod = false
@@ -191,7 +198,7 @@ class PollingSource implements EventSource {
  * Subscribed before the submission: a flashblock naming the transaction, or a new head, makes the
  * probe look, timed at the notification (the moment the node announced it).
  */
-class SubscriptionSource implements EventSource {
+export class SubscriptionSource implements EventSource {
   readonly transport = 'websocket'
   private probe: Probe | undefined
   private hash: string | undefined
@@ -250,11 +257,13 @@ class SubscriptionSource implements EventSource {
     const notice = this.notices.shift()
     const at = Math.round((notice?.at ?? performance.now()) - this.t0)
     const seen = await (this.probe as Probe).look(at)
-    // The flashblock that named it came first, though its block sealed before the look: both, in order.
-    if (notice?.named && seen.kind === 'sealed') {
+    // The flashblock that named it came first, though its block sealed (or a fault took it back)
+    // before the look: both, in order.
+    if (notice?.named && (seen.kind === 'sealed' || (seen.kind === 'dropped' && seen.blockNumber !== undefined))) {
       this.held = { ...seen, at: Math.round(performance.now() - this.t0) }
-      const blockNumber = Number(seen.receipt.blockNumber)
-      return { kind: 'preconfirmed', at, blockNumber, flashblockIndex: seen.flashblockIndex, receipt: seen.receipt }
+      const receipt = seen.kind === 'sealed' ? seen.receipt : undefined
+      const blockNumber = seen.kind === 'sealed' ? Number(seen.receipt.blockNumber) : (seen.blockNumber as number)
+      return { kind: 'preconfirmed', at, blockNumber, flashblockIndex: seen.flashblockIndex, receipt }
     }
     return seen
   }

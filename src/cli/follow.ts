@@ -19,8 +19,11 @@ export type Observation =
   | { kind: 'pending'; at: number }
   | { kind: 'preconfirmed'; at: number; blockNumber: number; flashblockIndex?: number; receipt?: Receipt }
   | { kind: 'sealed'; at: number; receipt: Receipt; flashblockIndex?: number }
-  /** Taken out of a sealing block by a fault (pcnode_transactionStatus); `requeued`: back to the pool. */
-  | { kind: 'dropped'; at: number; reason: string; requeued: boolean }
+  /**
+   * Taken out of a sealing block by a fault (pcnode_transactionStatus); `requeued`: back to the pool.
+   * `blockNumber`/`flashblockIndex`: where it had been pre-confirmed, when the node says.
+   */
+  | { kind: 'dropped'; at: number; reason: string; requeued: boolean; blockNumber?: number; flashblockIndex?: number }
   /** Not found, and the sender's sealed nonce has passed it: another transaction took the nonce. */
   | { kind: 'replaced'; at: number }
   | { kind: 'timeout'; at: number }
