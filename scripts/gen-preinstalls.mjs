@@ -8,7 +8,8 @@
 // <Preinstalls.sol>: packages/contracts-bedrock/src/libraries/Preinstalls.sol of a checkout of
 // ethereum-optimism/optimism (the file holds every preinstall's canonical runtime code; pcnode's
 // was generated from commit d317e96c2add4a4e7fae72d6637ad241457f16c7). The script also packs, from
-// the npm registry, @account-abstraction/contracts@0.8.0 (EntryPoint v0.8, deployed here through
+// the npm registry, @account-abstraction/contracts@0.8.0 (EntryPoint v0.8 and Simple7702Account, the
+// EIP-7702 implementation viem's toSimple7702SmartAccount uses by default, each deployed here through
 // the Arachnid CREATE2 proxy with its canonical salt, which checks the address) and
 // @eth-optimism/contracts-bedrock@0.17.3 (the WETH9 and L2ToL1MessagePasser predeploys' code, and
 // the OP predeploy Proxy's, which Base's Denim places in front of BaseTime).
@@ -108,10 +109,18 @@ try {
   const arachnid = preinstalls.find((p) => p.name === 'DeterministicDeploymentProxy')
   const proxy = new Address(Buffer.from(arachnid.address.slice(2), 'hex'))
   await vm.stateManager.putCode(proxy, Buffer.from(arachnid.code.slice(2), 'hex'))
-  const data = Buffer.from(SALT_V08.slice(2) + entryPoint.bytecode.replace(/^0x/, ''), 'hex')
-  const result = await vm.evm.runCall({ to: proxy, data, gasLimit: 30_000_000n })
-  const deployed = `0x${Buffer.from(result.execResult.returnValue).toString('hex')}`
-  if (deployed !== ENTRYPOINT_V08) throw new Error(`EntryPoint v0.8 deployed at ${deployed}, expected ${ENTRYPOINT_V08}`)
+  // The proxy takes salt ‖ creation code and returns the 20-byte address it created.
+  const create2 = async (name, salt, bytecode, expected) => {
+    const data = Buffer.from(salt.slice(2) + bytecode.replace(/^0x/, ''), 'hex')
+    const result = await vm.evm.runCall({ to: proxy, data, gasLimit: 30_000_000n })
+    const deployed = `0x${Buffer.from(result.execResult.returnValue).toString('hex')}`
+    if (deployed !== expected) throw new Error(`${name} deployed at ${deployed}, expected ${expected}`)
+  }
+  await create2('EntryPoint v0.8', SALT_V08, entryPoint.bytecode, ENTRYPOINT_V08)
+  // Simple7702Account v0.8 with salt 0: the implementation viem's toSimple7702SmartAccount delegates to by default.
+  const simple7702 = JSON.parse(readFileSync(join(aa, 'artifacts', 'Simple7702Account.json'), 'utf8'))
+  const SIMPLE7702_V08 = '0xe6cae83bde06e4c305530e199d7217f42808555b'
+  await create2('Simple7702Account v0.8', `0x${'00'.repeat(32)}`, simple7702.bytecode, SIMPLE7702_V08)
   const code = async (address) =>
     `0x${Buffer.from(await vm.stateManager.getCode(new Address(Buffer.from(address.slice(2), 'hex')))).toString('hex')}`
   // The SenderCreator is the EntryPoint's first CREATE (nonce 1).
@@ -129,6 +138,12 @@ try {
       address: ENTRYPOINT_V08,
       code: await code(ENTRYPOINT_V08),
       from: '@account-abstraction/contracts@0.8.0',
+    },
+    {
+      name: 'Simple7702Account_v080',
+      address: SIMPLE7702_V08,
+      code: await code(SIMPLE7702_V08),
+      from: '@account-abstraction/contracts@0.8.0 Simple7702Account, CREATE2 salt 0',
     },
   ]
   for (const c of aaV08) if (c.code.length <= 2) throw new Error(`no code at ${c.name}`)
