@@ -184,11 +184,15 @@ describe('pcnode start refuses flags that make no sense (exit 2)', () => {
 })
 
 /** A running `pcnode start` whose output (stdout and stderr) is collected. */
-function startCli(args: string[]): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
+function startCli(
+  args: string[],
+  colour?: { FORCE_COLOR: string },
+): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
+  const { NO_COLOR: _, ...env } = process.env
   const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--no-app', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
+    env: colour ? { ...env, ...colour } : { ...env, NO_COLOR: '1' },
   })
   let out = ''
   child.stdout?.on('data', (d) => (out += d))
@@ -333,4 +337,114 @@ describe('pcnode start logs blocks that hold transactions', () => {
       }
     })
   }
+})
+
+/** JSON-RPC to the node a `pcnode start` printed in its banner. */
+function rpcOf(out: string): (method: string, params?: unknown[]) => Promise<{ result?: any; error?: any }> {
+  const url = (/^RPC\s+(http:\/\/127\.0\.0\.1:\d+)$/m.exec(out) ?? /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out))?.[1]
+  if (!url) throw new Error(`no RPC URL in: ${out}`)
+  return async (method, params = []) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
+    return (await res.json()) as { result?: any; error?: any }
+  }
+}
+
+// ESC [ … m: chalk's colour codes.
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g')
+
+describe('pcnode start logs what happens to transactions', () => {
+  it('a transaction taken out of the pool, and the transactions anvil_reorg leaves out', async () => {
+    const { child, out, exited } = startCli(['--no-mining'])
+    try {
+      await until(() => /^Web pages:/m.test(out()) || child.exitCode !== null, 60_000, 'the banner')
+      const rpc = rpcOf(out())
+      const [from, to] = (await rpc('eth_accounts')).result
+      const pooled = (await rpc('eth_sendTransaction', [{ from, to, value: '0x1' }])).result
+      expect((await rpc('anvil_dropTransaction', [pooled])).result).toBe(pooled)
+      await until(() => out().includes(`drop  ${pooled}: dropped by anvil_dropTransaction`), 30_000, 'the drop line')
+      const mined = (await rpc('eth_sendTransaction', [{ from, to, value: '0x2' }])).result
+      await rpc('evm_mine')
+      const receipt = (await rpc('eth_getTransactionReceipt', [mined])).result
+      const n = BigInt(receipt.blockNumber)
+      await until(() => new RegExp(`^\\S+ +${mined} ok, gas 21000$`, 'm').test(out()), 30_000, 'the outcome line')
+      expect((await rpc('anvil_reorg', [1, []])).error).toBeUndefined()
+      await until(() => / fault reorg: /.test(out()), 30_000, 'the reorg line')
+      expect(out()).toMatch(
+        new RegExp(
+          `^\\S+ fault reorg: block ${n} replaced by anvil_reorg \\(${receipt.blockHash} -> 0x[0-9a-f]{64}\\); left out: ${mined}$`,
+          'm',
+        ),
+      )
+    } finally {
+      child.kill('SIGTERM')
+      await exited
+    }
+  }, 120_000)
+})
+
+describe('pcnode start --quiet levels, and its colours', () => {
+  it("-q: the banner and only what went wrong (the failed transaction with its block, a refused send), in anvil's colours", async () => {
+    const run = startCli(['-q', '--block-time', '0'], { FORCE_COLOR: '1' })
+    const plain = () => run.out().replace(ANSI, '')
+    try {
+      await until(() => /^Web pages:/m.test(plain()) || run.child.exitCode !== null, 60_000, 'the banner')
+      // anvil's palette: its title and the values it stresses green, its headings plain.
+      expect(run.out()).toContain('\x1b[32m                 pcnode — a pre-confirming local devnet')
+      expect(run.out()).toContain('Chain ID:          \x1b[32m31337\x1b[39m\n')
+      expect(run.out()).toMatch(/^Available Accounts$/m)
+      const rpc = rpcOf(plain())
+      const [from, to] = (await rpc('eth_accounts')).result
+      const ok = (await rpc('eth_sendTransaction', [{ from, to, value: '0x1' }])).result
+      // A creation that reverts with Error("no").
+      const payload = concat([toFunctionSelector('Error(string)'), encodeAbiParameters([{ type: 'string' }], ['no'])])
+      const failed = (
+        await rpc('eth_sendTransaction', [{ from, data: concat(['0x6064600c6000396064', '0x6000fd', payload]), gas: '0x30000' }])
+      ).result
+      const receipt = await poll(
+        async () => (await rpc('eth_getTransactionReceipt', [failed])).result,
+        (r) => r?.status === '0x0',
+        { timeoutMs: 30_000, what: 'the failed receipt' },
+      )
+      await until(
+        () => plain().includes(`${failed} in block #${BigInt(receipt.blockNumber)} failed: no, gas`),
+        30_000,
+        'the failed line',
+      )
+      expect(run.out()).toContain('\x1b[31mfailed\x1b[39m: no')
+      await rpc('eth_sendTransaction', [{ from, to, nonce: '0x0' }])
+      await until(() => /^\S+ refused from 0x[0-9a-f]{40}: nonce too low/m.test(plain()), 30_000, 'the refused line')
+      expect(run.out()).toContain('\x1b[31mrefused\x1b[39m')
+      // What went right is not printed: no tx, block or ok line.
+      expect(plain()).not.toContain(ok)
+      expect(plain()).not.toMatch(/^\S+ (tx|block) /m)
+    } finally {
+      run.child.kill('SIGTERM')
+      await run.exited
+    }
+  }, 120_000)
+
+  it('-qq: the URL line and nothing else, not even for a failed transaction', async () => {
+    const run = startCli(['-qq', '--block-time', '0'])
+    try {
+      await until(() => /pcnode listening on http/.test(run.out()) || run.child.exitCode !== null, 60_000, 'the URL line')
+      const rpc = rpcOf(run.out())
+      const [from] = (await rpc('eth_accounts')).result
+      const failed = (await rpc('eth_sendTransaction', [{ from, data: '0x60006000fd', gas: '0x30000' }])).result
+      await poll(
+        async () => (await rpc('eth_getTransactionReceipt', [failed])).result,
+        (r) => r?.status === '0x0',
+        { timeoutMs: 30_000, what: 'the failed receipt' },
+      )
+      await rpc('eth_sendTransaction', [{ from, to: from, nonce: '0x0' }])
+      run.child.kill('SIGTERM')
+      expect(await run.exited).toBe(0)
+      expect(run.out()).toMatch(/^pcnode listening on http:\/\/127\.0\.0\.1:\d+\n$/)
+    } finally {
+      run.child.kill('SIGKILL')
+    }
+  }, 120_000)
 })

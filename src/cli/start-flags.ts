@@ -55,8 +55,23 @@ export type StartFlags = Required<Pick<NodeOptions, (typeof AS_OPTIONS)[number]>
     /** --no-explorer: explorer. */
     explorer: boolean
     silent?: boolean
+    /** -q, -qq: how many times given (LogLevel). */
+    quiet: number
     json?: boolean
   }
+
+/**
+ * How much `pcnode start` prints: 0 everything; 1 (`-q`) the banner and only what went wrong or
+ * needs a look (failed, refused and dropped transactions, faults, reorgs, hints, console.log);
+ * 2 (`-qq`) the URL line and errors; 3 (`--silent`) errors only.
+ */
+export type LogLevel = 0 | 1 | 2 | 3
+
+/** The level the flags ask for: --silent is the quietest, then each -q counts one. */
+export function logLevel(flags: { silent?: boolean; quiet?: number }): LogLevel {
+  if (flags.silent) return 3
+  return Math.min(flags.quiet ?? 0, 3) as LogLevel
+}
 
 /** The node's options from the flags (the library's names for the renamed ones). */
 export function nodeOptions(flags: StartFlags, quiet: boolean): NodeOptions {

@@ -1,6 +1,7 @@
 // `pcnode start`: its flag table (the flags as options, their parsers and checks: start-flags.ts),
-// then booting the node with progress for the slow steps (start-progress.ts), the banner and
-// activity log (start-banner.ts), and stopping on signals (start-stop.ts).
+// then booting the node with progress for the slow steps (start-progress.ts), the banner
+// (start-banner.ts), the activity log and its --quiet levels (start-log.ts), and stopping on
+// signals (start-stop.ts).
 import { type Command, Option } from 'commander'
 import type { StartedNode } from '../index.js'
 import { DEFAULTS, genesisChainId } from '../node/options.js'
@@ -13,6 +14,7 @@ import {
   conflictingFlags,
   HARDFORKS,
   listOption,
+  logLevel,
   nodeOptions,
   parseForkBlock,
   parseHardfork,
@@ -207,6 +209,13 @@ export function registerStart(program: Command): void {
     .option('--preconf-drop-notify', "tell pendingLogs / newFlashblockTransactions subscribers of drops (Base's RPC does not)")
     .option('--genesis <file>', 'start from this geth-format genesis file (its chain id, fork schedule and alloc)')
     .option('--import <file>', 'with --genesis: import these concatenated RLP blocks at start; the last is the head')
+    // Levels as a counted flag (-q, -qq), anvil's -q being all or nothing: start-log.ts LogLevel.
+    .option(
+      '-q, --quiet',
+      'print less: -q the banner and only what went wrong (failed, refused, dropped transactions, faults, hints, console.log); -qq only the URL line and errors',
+      (_: string, count: number) => count + 1,
+      0,
+    )
     .option('--silent', 'print nothing but errors')
     .option('--json', 'print one JSON line with the node details once ready (for scripts)')
     // Flags that make no sense exit 2, as anvil's (clap's) do.
@@ -221,7 +230,9 @@ export function registerStart(program: Command): void {
 }
 
 async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = []): Promise<void> {
-  const quiet = Boolean(flags.silent || flags.json)
+  const level = logLevel(flags)
+  // No progress, stop lines or node log lines (hints, console.log): --json's stdout is its one line.
+  const quiet = Boolean(flags.json) || level >= 2
   // chalk and ora load only when there is something to show: boot time is measured with --silent.
   // The spinner only draws on a terminal; piped (CI logs), its lines print plainly, without ora (~35 ms).
   const ora = quiet || !process.stdout.isTTY ? undefined : (await import('ora')).default
@@ -250,13 +261,14 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
   // Before anything is printed: a script that stops the node as soon as it reads the banner (or the
   // --json line) must find the handler there, or the signal's default kills it mid-write.
   const spinner = ora && ((text: string) => ora({ text, stream: process.stdout }).start())
-  stopOnSignals({ started, app, quiet, silent: flags.silent === true, spinner })
+  stopOnSignals({ started, app, quiet, silent: level === 3, spinner })
   // An error nothing caught: logged and served on, or (uncaught exception) the node stops as on a signal, writing --state.
   installCrashPolicy(async () => {
     await app?.stop()
     await started.stop()
   })
   progress.end(true, `pcnode listening on ${started.rpcUrl}`)
+  if (level === 2 && !flags.json) console.log(`pcnode listening on ${started.rpcUrl}`)
   if (flags.json) {
     console.log(
       JSON.stringify({
@@ -277,11 +289,12 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
           : {}),
       }),
     )
-  } else if (!flags.silent) {
-    const [chalk, predeploys, { banner, followActivity }] = await Promise.all([
+  } else if (level <= 1) {
+    const [chalk, predeploys, { banner }, { followActivity }] = await Promise.all([
       import('chalk').then((m) => m.default),
       import('../contracts/index.js'),
       import('./start-banner.js'),
+      import('./start-log.js'),
     ])
     const latest = { tag: 'latest' } as const
     const balances = await Promise.all(
@@ -289,7 +302,7 @@ async function runStart(flags: StartFlags, fromFork: Array<keyof StartFlags> = [
     )
     const profileFromFork = fromFork.includes('profile')
     console.log(banner(chalk, started, flags, { balances, loadedState, profileFromFork, predeploys, app }))
-    followActivity(chalk, started)
+    followActivity(chalk, started, level)
   }
 }
 

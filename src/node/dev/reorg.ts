@@ -5,6 +5,7 @@
 // a transaction that fails is left out. The pool keeps what it holds.
 import type { Admission } from '../admission/admission.js'
 import { hexKey } from '../bytes.js'
+import type { NodeContext } from '../context.js'
 import { InvalidParamsError, NodeError } from '../errors.js'
 import { commonBlock, type ReorgParts, replaceBlocks } from '../faults/replace.js'
 import type { CallRequest, TxRecord } from '../types.js'
@@ -72,10 +73,27 @@ export async function prepareReorg(
   return blocks
 }
 
-/** anvil_reorg, inside the queue: the new blocks, each holding its transactions from prepareReorg. */
-export async function reorg(ctx: ReorgParts, prepared: TxRecord[][]): Promise<void> {
-  await replaceBlocks(
+/**
+ * anvil_reorg, inside the queue: the new blocks, each holding its transactions from prepareReorg.
+ * Announced as a fault line (the CLI's log): the heights replaced, old and new hashes, and the
+ * transactions of the old blocks that none of the new ones holds (anvil says only "Mined reorg block").
+ */
+export async function reorg(ctx: ReorgParts & Pick<NodeContext, 'events'>, prepared: TxRecord[][]): Promise<void> {
+  const old = ctx.chain.blocks.slice(ctx.chain.blocks.length - prepared.length)
+  const sealed = await replaceBlocks(
     ctx,
     prepared.map((txs) => ({ txs })),
   )
+  const kept = new Set(sealed.flatMap((b) => b.txs.map((t) => hexKey(t.tx.hash))))
+  const gone = old.flatMap((b) => b.txs.filter((t) => !t.tx.deposit && !kept.has(hexKey(t.tx.hash))).map((t) => hex(t.tx.hash)))
+  const first = old[0]?.header.number
+  if (first === undefined) return
+  const last = first + BigInt(old.length) - 1n
+  const heights = old.length > 1 ? `blocks ${first}..${last}` : `block ${first}`
+  ctx.events.emit('fault', {
+    kind: 'reorg',
+    message: `reorg: ${heights} replaced by anvil_reorg (${old.map((b) => hex(b.hash)).join(', ')} -> ${sealed.map((b) => hex(b.hash)).join(', ')}); ${gone.length ? `left out: ${gone.join(', ')}` : 'no transaction left out'}`,
+  })
 }
+
+const hex = (bytes: Uint8Array) => `0x${hexKey(bytes)}`
