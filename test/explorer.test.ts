@@ -1,18 +1,21 @@
 // The explorer page the node serves at GET / (src/explorer/), in Debian's Chromium through Playwright, against a
 // real node: a new block arrives live; a transfer from a dev account is found through the search box and shows
-// its from, to, value and status; a reverted call shows its reason; a contract creation its created address; a
-// 375 px phone screen scrolls no sideways; the page logs no error and every request it makes goes to the node's
-// own origin. With fetch: the page's headers (strict CSP), other GETs and POST JSON-RPC as before, and
+// its from, to, value and status; a reverted call shows its reason; a contract creation its created address, its
+// internal call and its logs; a pre-confirmation a fault dropped shows as dropped, with why; a 375 px phone screen
+// scrolls no sideways; the page logs no error and every request it makes goes to the node's own origin. With
+// PCNODE_SCREENSHOTS=1 it writes the screenshots docs/explorer.md shows (docs/img/explorer-*.png). With fetch: the page's headers (strict CSP), other GETs and POST JSON-RPC as before, and
 // `explorer: false` answering GET / with the old text.
 // Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
 import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { encodeErrorResult, parseAbi, parseEther, toHex } from 'viem'
+import { concat, encodeErrorResult, getContractAddress, type Hex, keccak256, parseAbi, parseEther, toHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText as waitForPageText } from './chromium.js'
 import { ROOT } from './cli.js'
-import { poll, startTestNode, useTestNode } from './helpers.js'
+import { emitterInitCode, poll, startTestNode, useTestNode } from './helpers.js'
 
 const OLD_TEXT = 'pcnode JSON-RPC endpoint: POST JSON-RPC 2.0 requests here (WebSocket on the same port).\n'
 
@@ -33,6 +36,34 @@ function revertingContract(): `0x${string}` {
   const len = (runtime.length / 2).toString(16).padStart(2, '0')
   // PUSH1 len PUSH1 12 PUSH1 0 CODECOPY PUSH1 len PUSH1 0 RETURN, then the runtime
   return `0x60${len}600c60003960${len}6000f3${runtime}`
+}
+
+/**
+ * Init code whose constructor calls `target` with 1 wei (so the creation needs a value) and logs
+ * Made(), leaving a contract that does nothing.
+ */
+function creatorInitCode(target: Hex): Hex {
+  const made = keccak256(toHex('Made()'))
+  // PUSH0 x4 PUSH1 1 PUSH20 target GAS CALL POP PUSH32 made PUSH0 PUSH0 LOG1
+  const ctor = concat(['0x5f5f5f5f600173', target, '0x5af150', '0x7f', made, '0x5f5fa1'])
+  // PUSH1 1 DUP1 PUSH1 offset PUSH0 CODECOPY PUSH0 RETURN, then the runtime: STOP
+  return concat([ctor, `0x60018060${((ctor.length - 2) / 2 + 9).toString(16).padStart(2, '0')}5f395ff3`, '0x00'])
+}
+
+/** Where the screenshots go when PCNODE_SCREENSHOTS=1 (not in CI: they would dirty the tree). */
+const SHOTS = process.env.PCNODE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'img') : undefined
+
+/** A small PNG of the page's top (or of one element) at this viewport (device scale 1), for the docs; the viewport is put back. */
+async function screenshot(page: Page, name: string, width: number, height: number, only?: string): Promise<void> {
+  if (!SHOTS) return
+  mkdirSync(SHOTS, { recursive: true })
+  const before = page.viewportSize()
+  await page.setViewportSize({ width, height })
+  const path = join(SHOTS, `explorer-${name}.png`)
+  // `only`: that element alone (a long view), else the viewport.
+  if (only) await page.locator(only).screenshot({ path, animations: 'disabled' })
+  else await page.screenshot({ path, animations: 'disabled' })
+  if (before) await page.setViewportSize(before)
 }
 
 /** `pcnode start` from the sources on a free port: its banner once printed, and the child to kill. */
@@ -163,6 +194,7 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     )
     expect(await page.textContent('#blocks li')).toMatch(/#\d+.*\d+ txs.*\d+ gas/)
     await waitForText('#flash-list', /flashblock \d+\s*\d+ txs/)
+    await screenshot(page, 'blocks', 760, 560)
   }, 90_000)
 
   it('finds a transfer through the search box and shows from, to, value and status', async () => {
@@ -204,6 +236,53 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     expect(await page.textContent('[data-field="Status"]')).toMatch(/reverted$/)
   }, 90_000)
 
+  it('shows a contract creation with its internal call and its logs', async () => {
+    const wallet = node.wallet(3)
+    const from = node.accounts[3].address
+    const nonce = await node.publicClient.getTransactionCount({ address: from, blockTag: 'pending' })
+    const emitter = getContractAddress({ from, nonce: BigInt(nonce) }).toLowerCase() as Hex
+    await node.publicClient.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ data: emitterInitCode() }) })
+    const hash = await wallet.sendTransaction({ data: creatorInitCode(emitter), value: 2n, gas: 300_000n })
+    const receipt = await node.publicClient.waitForTransactionReceipt({ hash })
+    expect(receipt.status).toBe('success')
+    expect(receipt.logs).toHaveLength(2)
+    await searchFor(hash)
+    await waitForText('[data-field="Created"]', new RegExp(`^${receipt.contractAddress}$`, 'i'))
+    // The call tree: the creation, and inside it the constructor's call to the emitter with 1 wei.
+    const tree = await waitForText('#call-tree', /^CREATE /)
+    const short = (a: string) => `${a.slice(0, 10)}…${a.slice(-8)}`
+    const created = (receipt.contractAddress as string).toLowerCase()
+    expect(tree).toContain(`CREATE ${short(from.toLowerCase())} → ${short(created)}`)
+    expect(await page.textContent('#call-tree ul.tree li')).toMatch(
+      new RegExp(`^CALL ${short(created)} → ${short(emitter)} · 0\\.000000000000000001 ETH`),
+    )
+    // Both logs: the emitter's Ping, then the constructor's Made().
+    const view = await waitForText('#view', /Logs \(2\)/)
+    expect(view).toContain(keccak256(toHex('Made()')))
+    expect(view).toContain(keccak256(toHex('Ping(address,bytes)')))
+    await screenshot(page, 'transaction', 640, 900, '#view')
+  }, 90_000)
+
+  it('shows a pre-confirmation a fault dropped as dropped, with where it was and why', async () => {
+    expect((await node.rpc('pcnode_setPreconfFaults', [{ dropRate: 1, seed: 1 }])).error).toBeUndefined()
+    let hash: Hex
+    try {
+      hash = await node.wallet(4).sendTransaction({ to: node.accounts[5].address, value: 1n })
+      await poll(
+        async () => (await node.rpc('pcnode_transactionStatus', [hash])).result?.status,
+        (status) => status === 'dropped',
+        { timeoutMs: 60_000, what: 'the drop' },
+      )
+    } finally {
+      await node.rpc('pcnode_setPreconfFaults', [{ dropRate: 0 }])
+    }
+    await searchFor(hash)
+    await waitForText('[data-field="Status"]', /^dropped$/)
+    expect(await page.textContent('[data-field="Reason"]')).toMatch(/^left out as block \d+ sealed \(drop rate 1, seed 1\)$/)
+    expect(await page.textContent('[data-field="Pre-confirmed in"]')).toMatch(/^#\d+$/)
+    expect(await page.textContent('[data-field="Afterwards"]')).toBe('discarded')
+  }, 90_000)
+
   it('finds a block by number and fits a 375 px screen without horizontal scroll', async () => {
     await searchFor('1')
     await waitForText('#view', /^Block #1/)
@@ -214,6 +293,7 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     await waitForText('#view', /Recent transactions/)
     const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)
     expect(width).toBeLessThanOrEqual(375)
+    await screenshot(page, 'phone', 375, 720)
   }, 90_000)
 
   it('under the ethereum profile shows blocks and no flashblocks section', async () => {

@@ -141,6 +141,8 @@ async function search(q) {
   if (/^0x[0-9a-fA-F]{64}$/.test(q)) {
     if (await rpc('eth_getTransactionByHash', [q])) { go('tx/' + q); return; }
     if (await rpc('eth_getBlockByHash', [q, false])) { go('block/' + q); return; }
+    var st = await maybe('pcnode_transactionStatus', [q]);
+    if (st && st.status === 'dropped') { go('tx/' + q); return; }
     show('Not found', [el('p', null, ['No transaction or block has the hash ' + q + '.'])]);
     return;
   }

@@ -1,5 +1,5 @@
 // The explorer's script, second half: the block, transaction and address views and the page's start.
-// A transaction shows pcnode_transactionStatus's name for where it is (when the node serves it) and the
+// A transaction a fault dropped shows where it was pre-confirmed and why it went. A transaction shows pcnode_transactionStatus's name for where it is (when the node serves it) and the
 // receipt's outcome; a reverted one its reason from debug_traceTransaction's callTracer (geth's
 // `revertReason`), else from replaying it with eth_call; the call tree is the same callTracer answer.
 
@@ -48,9 +48,21 @@ async function revertReason(tx, receipt, trace) {
 var L1_FIELDS = [['L1 fee', 'l1Fee', eth], ['L1 gas used', 'l1GasUsed', dec], ['L1 gas price', 'l1GasPrice', gwei],
   ['L1 blob base fee', 'l1BlobBaseFee', gwei], ['L1 base fee scalar', 'l1BaseFeeScalar', dec], ['L1 blob base fee scalar', 'l1BlobBaseFeeScalar', dec]];
 
+/** A pre-confirmation an injected fault took back: pcnode_transactionStatus still knows where it was and why. */
+function showDropped(hash, st) {
+  show('Transaction', [dl([['Hash', el('code', null, [hash])], ['Status', el('span', { 'class': 'bad' }, ['dropped'])],
+    ['Pre-confirmed in', link('block/' + dec(st.blockNumber), '#' + dec(st.blockNumber))],
+    ['Flashblock', st.flashblockIndex !== undefined ? dec(st.flashblockIndex) : undefined],
+    ['Reason', st.reason], ['Afterwards', st.requeued ? 'back to the pool once its block sealed' : 'discarded']])]);
+}
+
 async function showTx(hash) {
   var tx = await rpc('eth_getTransactionByHash', [hash]);
-  if (!tx) throw new Error('No transaction ' + hash + '.');
+  if (!tx) {
+    var st = await maybe('pcnode_transactionStatus', [hash]);
+    if (st && st.status === 'dropped') { showDropped(hash, st); return; }
+    throw new Error('No transaction ' + hash + '.');
+  }
   var receipt = await rpc('eth_getTransactionReceipt', [hash]);
   var where = await maybe('pcnode_transactionStatus', [hash]);
   var outcome = receipt ? (receipt.status === '0x1' ? 'success' : 'reverted') : 'not in a block yet';
