@@ -1,12 +1,26 @@
 // The block history: sealed blocks by number and hash, the pending (pre-confirmed) block,
-// and the transaction index. In memory; ethereumjs objects are kept only for transactions.
-import { hexKey } from '../bytes.js'
+// and the transaction index. In memory; ethereumjs objects are kept only for transactions. Blocks
+// past the last `hotBlocks` are kept encoded (cold.ts) and indexed by hash prefix (cold-index.ts).
+import { hexKey, sameBytes } from '../bytes.js'
 import { BlockNotFoundError, InvalidParamsError, LimitExceededError, StateUnavailableError } from '../errors.js'
 import type { BlockRecord, BlockRef, IncludedTx, LogFilter, MatchedLog } from '../types.js'
+import { ColdBlock, ColdStore, type TxRestorer } from './cold.js'
+import { ColdIndex } from './cold-index.js'
 import { shareWithPrevious } from './compact.js'
 
 /** Most logs one eth_getLogs answers (reth's and geth's default). */
 export const MAX_LOGS = 10_000
+
+/**
+ * Sealed blocks kept as objects behind the head; older ones are kept encoded. Reorgs, the `safe`
+ * tag and BLOCKHASH's 256 blocks read within it; a cold block is decoded when read.
+ */
+export const HOT_BLOCKS = 1024
+
+/** Whether two records are the same block (a snapshot's record, and the chain's cold one of it). */
+function sameBlock(a: BlockRecord, b: BlockRecord): boolean {
+  return a === b || sameBytes(a.hash, b.hash)
+}
 
 /**
  * A state root dev edits keep moving (dev/edits.ts): the edits are kept and written to a state when
@@ -30,6 +44,11 @@ export class Chain {
   first = 0n
   private readonly byHash = new Map<string, BlockRecord>()
   private readonly txs = new Map<string, IncludedTx>()
+  /** Set by keepCold: blocks past the last `hotBlocks` are encoded, and indexed here by their place in `blocks`. */
+  private cold: ColdStore | undefined
+  private readonly coldBlocks = new ColdIndex()
+  private readonly coldTxs = new ColdIndex()
+  private hotBlocks = HOT_BLOCKS
   /** The block being pre-confirmed; undefined while no block is open (no mining). */
   pending: BlockRecord | undefined
   /**
@@ -46,10 +65,55 @@ export class Chain {
     if (this.blocks.length === 0) this.first = block.header.number
     if (block.header.number !== this.first + BigInt(this.blocks.length))
       throw new Error(`block ${block.header.number} out of order`)
-    shareWithPrevious(block, this.blocks[this.blocks.length - 1])
+    if (!(block instanceof ColdBlock)) shareWithPrevious(block, this.blocks[this.blocks.length - 1])
     this.blocks.push(block)
-    this.byHash.set(hexKey(block.hash), block)
-    for (const t of block.txs) this.txs.set(hexKey(t.tx.hash), t)
+    this.index(block, this.blocks.length - 1)
+    this.cool(this.blocks.length - 1 - this.hotBlocks)
+  }
+
+  /** Keeps blocks past the last `hotBlocks` (at least 1) encoded, decoding them with `restorer`'s help. */
+  keepCold(restorer: TxRestorer, hotBlocks = HOT_BLOCKS): void {
+    this.cold = new ColdStore(restorer)
+    this.hotBlocks = Math.max(1, hotBlocks)
+    for (let place = 0; place < this.blocks.length - this.hotBlocks; place++) this.cool(place)
+  }
+
+  /** Replaces the block at `place` with its cold form (never block 0: a fork block's header is the upstream's). */
+  private cool(place: number): void {
+    const hot = this.blocks[place]
+    if (!this.cold || place < 1 || hot instanceof ColdBlock) return
+    const cold = this.cold.freeze(hot)
+    this.unindex(hot, place)
+    this.blocks[place] = cold
+    this.index(cold, place)
+    // Dev edits of its state stay with it (the state may still be held: --state-history 0).
+    const override = this.stateRoots.get(hot)
+    if (override !== undefined) {
+      this.stateRoots.delete(hot)
+      this.stateRoots.set(cold, override)
+      if (!(override instanceof Uint8Array)) this.lazyRoots.set(override, cold)
+    }
+  }
+
+  private index(block: BlockRecord, place: number): void {
+    if (block instanceof ColdBlock) {
+      this.coldBlocks.add(block.hash, place)
+      for (const t of block.txs) this.coldTxs.add(t.tx.hash, place)
+    } else {
+      this.byHash.set(hexKey(block.hash), block)
+      for (const t of block.txs) this.txs.set(hexKey(t.tx.hash), t)
+    }
+  }
+
+  private unindex(block: BlockRecord, place: number): void {
+    if (block instanceof ColdBlock) {
+      this.coldBlocks.delete(block.hash, place)
+      for (const t of block.txs) this.coldTxs.delete(t.tx.hash, place)
+      this.cold?.drop(block)
+    } else {
+      this.byHash.delete(hexKey(block.hash))
+      for (const t of block.txs) this.txs.delete(hexKey(t.tx.hash))
+    }
   }
 
   /** Index a pre-confirmed transaction so lookups by hash find it at once. */
@@ -80,12 +144,11 @@ export class Chain {
    * common prefix with the current history leave the indexes. The pending block is the caller's.
    */
   replaceBlocks(blocks: BlockRecord[]): void {
+    // A snapshot holds the records it saw; blocks gone cold since are the same blocks, and stay cold.
     let keep = 0
-    while (keep < blocks.length && keep < this.blocks.length && this.blocks[keep] === blocks[keep]) keep++
-    for (const block of this.blocks.splice(keep)) {
-      this.byHash.delete(hexKey(block.hash))
-      for (const t of block.txs) this.txs.delete(hexKey(t.tx.hash))
-    }
+    while (keep < blocks.length && keep < this.blocks.length && sameBlock(this.blocks[keep], blocks[keep])) keep++
+    const dropped = this.blocks.splice(keep)
+    for (let i = 0; i < dropped.length; i++) this.unindex(dropped[i], keep + i)
     for (const block of blocks.slice(keep)) this.addSealed(block)
   }
 
@@ -182,7 +245,24 @@ export class Chain {
   }
 
   getTx(hash: Uint8Array): IncludedTx | undefined {
-    return this.txs.get(hexKey(hash))
+    const hot = this.txs.get(hexKey(hash))
+    if (hot) return hot
+    for (const place of this.coldTxs.candidates(hash)) {
+      const t = this.blocks[place]?.txs.find((c) => sameBytes(c.tx.hash, hash))
+      if (t) return t
+    }
+    return undefined
+  }
+
+  /** The sealed block whose hash is `hash`, if the chain has it. */
+  private byHashOf(hash: Uint8Array): BlockRecord | undefined {
+    const hot = this.byHash.get(hexKey(hash))
+    if (hot) return hot
+    for (const place of this.coldBlocks.candidates(hash)) {
+      const block = this.blocks[place]
+      if (block && sameBytes(block.hash, hash)) return block
+    }
+    return undefined
   }
 
   /** The block a reference names; "pending" is the pre-confirmed block (latest when none is open). */
@@ -209,7 +289,7 @@ export class Chain {
       if (!block) throw new BlockNotFoundError()
       return block
     }
-    const block = this.byHash.get(hexKey(ref.hash))
+    const block = this.byHashOf(ref.hash)
     if (!block) throw new BlockNotFoundError()
     return block
   }
@@ -256,6 +336,7 @@ export class Chain {
     const topics = filter.topics?.map((alts) => alts?.map(hexKey) ?? null)
     const out: MatchedLog[] = []
     for (const block of range) {
+      if (block instanceof ColdBlock && block.logCount === 0) continue
       for (const t of block.txs) {
         t.receipt.logs.forEach((log, i) => {
           if (addresses?.length && !addresses.includes(hexKey(log.address))) return

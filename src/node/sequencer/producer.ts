@@ -93,6 +93,8 @@ export class BlockProducer {
   ) {
     this.parentHeader = engine.header(chain.head.header)
     this.timing = new BlockTiming(chain, opStack, clock)
+    // The blocks it seals are kept encoded once old (chain/cold.ts); the engine decodes their transactions.
+    chain.keepCold(engine)
   }
 
   /** When the next block is (blocks' times before and after Denim). */
