@@ -16,7 +16,14 @@ const UNITS = [
       ['TraceChild', 'traceChild'],
     ],
   ],
+  ['SoladyAccount.sol', 'solady-account.ts', [['SoladyAccountFactory', 'soladyAccountFactory']]],
 ]
+
+// `solady/…` imports resolve in the solady package (the bundler tests' v0.7 account).
+const findImports = (path) =>
+  path.startsWith('solady/')
+    ? { contents: fs.readFileSync(`node_modules/solady/src/${path.slice(7)}`, 'utf8') }
+    : { error: `import not found: ${path}` }
 
 for (const [file, artifact, contracts] of UNITS) {
   const src = fs.readFileSync(`test/fixtures/${file}`, 'utf8')
@@ -29,7 +36,7 @@ for (const [file, artifact, contracts] of UNITS) {
       outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
     },
   }
-  const out = JSON.parse(solc.compile(JSON.stringify(input)))
+  const out = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }))
   if (out.errors?.some((e) => e.severity === 'error')) {
     console.error(out.errors)
     process.exit(1)

@@ -96,6 +96,7 @@ const LAYERS: readonly (string | readonly string[])[] = [
   'src/node/fork/',
   'src/node/dev/',
   'src/node/wallet-calls/',
+  'src/node/bundler/',
   'src/node/genesis/',
   'src/node/fee-history.ts',
   'src/node/assemble.ts',

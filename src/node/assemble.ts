@@ -3,6 +3,7 @@
 // each other. DevNode.create calls it once; nothing else constructs these parts.
 import { type DevAccount, devAccounts } from './accounts.js'
 import { Admission } from './admission/admission.js'
+import { bundlerAccount } from './bundler/account.js'
 import { Chain } from './chain/chain.js'
 import type { NodeContext } from './context.js'
 import { Cheats } from './dev/cheats.js'
@@ -49,7 +50,8 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
   const chain = new Chain()
   // The tags `safe` and `finalized` trail `latest` by these (chain.ts resolve).
   chain.lags = { safe: BigInt(options.safeLag), finalized: BigInt(options.finalizedLag) }
-  const alloc: Alloc = accounts.map((a) => ({
+  // The dev accounts, then the built-in bundler's account (bundler/account.ts), funded alike.
+  const alloc: Alloc = [...accounts, bundlerAccount(options.mnemonic)].map((a) => ({
     address: Uint8Array.from(Buffer.from(a.address.slice(2), 'hex')),
     balance: options.balance,
   }))

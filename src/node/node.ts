@@ -8,6 +8,8 @@ import { keccak256 } from 'viem'
 import type { DevAccount } from './accounts.js'
 import type { Admission } from './admission/admission.js'
 import { assemble } from './assemble.js'
+import { bundlerAccount } from './bundler/account.js'
+import { Bundler } from './bundler/bundler.js'
 import type { Chain } from './chain/chain.js'
 import type { NodeContext } from './context.js'
 import type { DevControl } from './dev/control.js'
@@ -20,6 +22,7 @@ import type { PreconfFaults } from './faults/faults.js'
 import { type FeeHistory, feeHistory } from './fee-history.js'
 import { SUGGESTED_TIP } from './fees.js'
 import type { Fork } from './fork/fork.js'
+import { fastLzSize, l1Cost } from './opstack/fees.js'
 import type { NodeOptions, ResolvedOptions } from './options.js'
 import type { TxPool } from './pool/pool.js'
 import type { ChainProfile } from './profile.js'
@@ -62,6 +65,8 @@ export class DevNode {
   readonly faults: PreconfFaults
   /** EIP-5792's bundles of calls from the accounts the node holds (wallet_sendCalls). */
   readonly walletCalls: WalletCalls
+  /** The built-in ERC-4337 bundler (eth_sendUserOperation and friends). */
+  readonly bundler: Bundler
   private readonly ctx: NodeContext
   private readonly executor: Executor
   private readonly admission: Admission
@@ -99,6 +104,32 @@ export class DevNode {
       waiting: (hash) => this.isPooled(hash) || this.chain.getTx(hash) !== undefined,
       log: ctx.log,
     })
+    this.bundler = new Bundler(
+      {
+        chainId: this.chainId,
+        call: (req, overrides) => this.call(req, { tag: 'pending' }, overrides),
+        simulate: async (calls, stateOverrides) => {
+          const [block] = await this.simulate({ blocks: [{ calls, stateOverrides }], validation: false }, { tag: 'pending' })
+          return block?.calls ?? []
+        },
+        code: (address) => this.getCode(address, { tag: 'pending' }),
+        nonce: (address) => this.getTransactionCount(address, { tag: 'pending' }),
+        sendRawTransaction: (raw) => this.sendRawTransaction(raw),
+        receipt: (hash) => this.getReceipt(hash),
+        pooled: (hash) => this.isPooled(hash),
+        baseFee: () => this.pendingBaseFee(),
+        tip: () => SUGGESTED_TIP,
+        txGasCap: () => this.engine.txGasCap() ?? this.pendingGasLimit(),
+        l1Fee: (tx) => (ctx.opStack ? l1Cost(ctx.opStack.current, fastLzSize(tx)).fee : 0n),
+        log: ctx.log,
+      },
+      bundlerAccount(this.options.mnemonic),
+    )
+  }
+
+  /** Gas limit of the block the next transaction joins. */
+  private pendingGasLimit(): bigint {
+    return (this.chain.pending?.header ?? this.ctx.producer.nextHeaderFields()).gasLimit
   }
 
   /** A node; with `fork` (startNode connects first, to know the chain id), that fork's. */

@@ -2,6 +2,7 @@
 import type { DevNode } from '../../node/node.js'
 import type { MethodTable } from '../dispatch.js'
 import { blockMethods } from './blocks.js'
+import { bundlerMethods } from './bundler.js'
 import { debugMethods } from './debug.js'
 import { devMethods } from './dev.js'
 import { executionMethods } from './execution.js'
@@ -35,5 +36,6 @@ export function methodTable(node: DevNode): MethodTable {
     ...debugMethods(node),
     ...otterscanMethods(node),
     ...walletMethods(node),
+    ...bundlerMethods(node),
   })
 }

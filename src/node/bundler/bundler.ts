@@ -1,0 +1,258 @@
+// The node's built-in ERC-4337 bundler (the eth_*UserOperation* methods, alto's gas-price method and
+// the debug_bundler_* controls of the bundler spec tests): ops are checked by running handleOps on the
+// pre-confirmed state, kept in the mempool, and in auto mode bundled at once into a handleOps
+// transaction from the bundler's account, so they are pre-confirmed in the next flashblock.
+import { type Address, type Hex, hexToBytes, toHex } from 'viem'
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import type { StateOverrides } from '../types.js'
+import type { BundlerAccount } from './account.js'
+import { ENTRY_POINTS, type EntryPoint, entryPointAt } from './entry-points.js'
+import { InvalidUserOpError } from './errors.js'
+import { estimateUserOpGas, type GasEstimate, preVerificationGas } from './estimate.js'
+import { Mempool, type OpRecord } from './mempool.js'
+import type { BundlerParts } from './parts.js'
+import { outcomeIn, type UserOpOutcome } from './receipt.js'
+import { refusal } from './revert.js'
+import { authorizationsOf, simulateBundle } from './simulate-bundle.js'
+import { gasLimitSum, handleOpsData, type UserOp, userOpHash } from './user-op.js'
+
+export type BundlingMode = 'auto' | 'manual'
+
+export interface FeeTier {
+  maxFeePerGas: bigint
+  maxPriorityFeePerGas: bigint
+}
+
+/** Gas the bundle transaction carries beyond its ops' limits: the transaction, the loop, the beneficiary. */
+const BUNDLE_OVERHEAD = 100_000n
+const PER_AUTHORIZATION = 25_000n
+
+export class Bundler {
+  private mode: BundlingMode = 'auto'
+  private readonly mempool = new Mempool()
+  /** Bundling runs one at a time, so the bundler's transactions take consecutive nonces. */
+  private queue: Promise<Hex[]> = Promise.resolve([])
+  private readonly signer: PrivateKeyAccount
+
+  constructor(
+    private readonly parts: BundlerParts,
+    account: BundlerAccount,
+  ) {
+    this.signer = privateKeyToAccount(account.privateKey)
+  }
+
+  get address(): Address {
+    return this.signer.address
+  }
+
+  get bundlingMode(): BundlingMode {
+    return this.mode
+  }
+
+  /** The EntryPoints this chain has code for (the OP profiles preinstall them). */
+  async supportedEntryPoints(): Promise<Address[]> {
+    const found: Address[] = []
+    for (const e of ENTRY_POINTS) if ((await this.parts.code(hexToBytes(e.address))).length > 0) found.push(e.address)
+    return found
+  }
+
+  private async served(address: Address): Promise<EntryPoint> {
+    const entryPoint = entryPointAt(address)
+    if (!entryPoint || (await this.parts.code(hexToBytes(entryPoint.address))).length === 0) {
+      const list = (await this.supportedEntryPoints()).join(', ') || 'none on this chain'
+      throw new InvalidUserOpError(`EntryPoint ${address} is not supported (supported: ${list})`)
+    }
+    return entryPoint
+  }
+
+  /** eth_estimateUserOperationGas. */
+  async estimate(entryPointAddress: Address, op: UserOp, overrides?: StateOverrides): Promise<GasEstimate> {
+    const entryPoint = await this.served(entryPointAddress)
+    return estimateUserOpGas(this.parts, entryPoint, op, this.address, overrides)
+  }
+
+  /** eth_sendUserOperation: checked by running it (after the sender's ops still ahead of it), then kept; its hash. */
+  async send(entryPointAddress: Address, op: UserOp): Promise<Hex> {
+    const entryPoint = await this.served(entryPointAddress)
+    this.checkFields(entryPoint, op)
+    const hash = userOpHash(this.parts.chainId, entryPoint, op)
+    const known = this.mempool.get(hash)
+    if (known && known.status !== 'failed') throw new InvalidUserOpError(`user operation ${hash} is already known`)
+    const replaced = this.mempool.replaced(entryPoint, op)
+    const ahead = this.mempool
+      .ahead(entryPoint, op.sender, op.nonce, (r) => this.included(r) !== undefined)
+      .filter((r) => r !== replaced)
+    const failure = await simulateBundle(this.parts, entryPoint, [...ahead.map((r) => r.op), op], this.address)
+    if (failure) throw refusal(failure.reason)
+    if (replaced) this.mempool.delete(replaced.hash)
+    this.mempool.add({ hash, op, entryPoint, status: 'pending', receivedAt: performance.now() })
+    this.parts.log(`user operation ${hash} from ${op.sender} accepted (EntryPoint v${entryPoint.version})`)
+    if (this.mode === 'auto') void this.bundle()
+    return hash
+  }
+
+  /** The fields the EntryPoint does not check but a bundler must (ERC-7769 -32602). */
+  private checkFields(entryPoint: EntryPoint, op: UserOp): void {
+    if (op.maxPriorityFeePerGas > op.maxFeePerGas) {
+      throw new InvalidUserOpError('maxPriorityFeePerGas must not exceed maxFeePerGas')
+    }
+    const baseFee = this.parts.baseFee()
+    if (op.maxFeePerGas < baseFee) {
+      throw new InvalidUserOpError(`maxFeePerGas ${op.maxFeePerGas} is below the base fee ${baseFee}`)
+    }
+    // The calldata and fixed costs must be paid; the L1 part is left to the estimate (the L1 fee moves),
+    // and a tenth of slack for calldata that changed after the estimate (the signature, the gas values).
+    const minimum = (preVerificationGas({ ...this.parts, l1Fee: () => 0n }, entryPoint, op) * 9n) / 10n
+    if (op.preVerificationGas < minimum) {
+      throw new InvalidUserOpError(
+        `preVerificationGas ${op.preVerificationGas} is below ${minimum}, the bundle's cost for this op`,
+      )
+    }
+    if (gasLimitSum(op) > this.parts.txGasCap()) {
+      throw new InvalidUserOpError(
+        `the op's gas limits add up to ${gasLimitSum(op)}, more than a transaction may carry (${this.parts.txGasCap()})`,
+      )
+    }
+  }
+
+  /** The op's bundle transaction receipt, once visible (pre-confirmed or sealed). */
+  private included(record: OpRecord) {
+    return record.txHash ? this.parts.receipt(record.txHash) : undefined
+  }
+
+  /** eth_getUserOperationByHash: the op, and where it was included once it was. */
+  lookup(hash: Hex): { record: OpRecord; outcome?: UserOpOutcome } | undefined {
+    const record = this.mempool.get(hash)
+    if (!record || record.status === 'failed') return undefined
+    return { record, outcome: this.outcome(record) }
+  }
+
+  /** eth_getUserOperationReceipt: undefined until its bundle is pre-confirmed. */
+  receipt(hash: Hex): UserOpOutcome | undefined {
+    const record = this.mempool.get(hash)
+    return record ? this.outcome(record) : undefined
+  }
+
+  private outcome(record: OpRecord): UserOpOutcome | undefined {
+    const included = this.included(record)
+    return included ? outcomeIn(record.entryPoint, record.hash, included) : undefined
+  }
+
+  /** pimlico_getUserOperationGasPrice: three tiers over the node's suggestion (twice the base fee plus the tip). */
+  gasPrice(): { slow: FeeTier; standard: FeeTier; fast: FeeTier } {
+    const tip = this.parts.tip()
+    const maxFee = this.parts.baseFee() * 2n + tip
+    const tier = (percent: bigint): FeeTier => ({
+      maxFeePerGas: (maxFee * percent) / 100n,
+      maxPriorityFeePerGas: (tip * percent) / 100n,
+    })
+    return { slow: tier(100n), standard: tier(110n), fast: tier(125n) }
+  }
+
+  /** debug_bundler_dumpMempool: the waiting ops of `entryPoint`, in bundling order. */
+  async dumpMempool(entryPointAddress: Address): Promise<UserOp[]> {
+    const entryPoint = await this.served(entryPointAddress)
+    return this.mempool.pending(entryPoint).map((r) => r.op)
+  }
+
+  /** debug_bundler_clearState. */
+  clearState(): void {
+    this.mempool.clear()
+  }
+
+  /** debug_bundler_setBundlingMode. */
+  setMode(mode: BundlingMode): void {
+    this.mode = mode
+  }
+
+  /** debug_bundler_sendBundleNow, and auto mode after each accepted op: the bundle transactions sent. */
+  bundle(): Promise<Hex[]> {
+    const run = this.queue.then(() => this.bundleAll())
+    this.queue = run.catch((error) => {
+      this.parts.log(`bundler: ${(error as Error).message}`)
+      return []
+    })
+    return run
+  }
+
+  private async bundleAll(): Promise<Hex[]> {
+    const sent: Hex[] = []
+    for (const entryPoint of ENTRY_POINTS) {
+      const records = this.mempool.pending(entryPoint)
+      if (records.length === 0) continue
+      const hash = await this.bundleOne(entryPoint, records)
+      if (hash) sent.push(hash)
+    }
+    return sent
+  }
+
+  /** One handleOps transaction for the waiting ops of `entryPoint`, less those the EntryPoint refuses now. */
+  private async bundleOne(entryPoint: EntryPoint, waiting: OpRecord[]): Promise<Hex | undefined> {
+    let records = waiting
+    while (records.length > 0) {
+      const failure = await simulateBundle(
+        this.parts,
+        entryPoint,
+        records.map((r) => r.op),
+        this.address,
+      )
+      if (!failure) break
+      const dropped = failure.index >= 0 && failure.index < records.length ? [records[failure.index] as OpRecord] : records
+      for (const r of dropped) this.drop(r, failure.reason)
+      records = records.filter((r) => !dropped.includes(r))
+    }
+    if (records.length === 0) return undefined
+    const ops = records.map((r) => r.op)
+    try {
+      const raw = await this.signBundle(entryPoint, ops)
+      const txHash = await this.parts.sendRawTransaction(hexToBytes(raw))
+      for (const r of records) {
+        r.status = 'submitted'
+        r.txHash = txHash
+      }
+      this.parts.log(`bundle ${toHex(txHash)}: ${records.length} user operation(s) to EntryPoint v${entryPoint.version}`)
+      return toHex(txHash)
+    } catch (error) {
+      for (const r of records) this.drop(r, `bundle not sent: ${(error as Error).message}`)
+      return undefined
+    }
+  }
+
+  private drop(record: OpRecord, reason: string): void {
+    record.status = 'failed'
+    record.reason = reason
+    this.parts.log(`user operation ${record.hash} dropped: ${reason}`)
+  }
+
+  /** The signed handleOps transaction: gas for every op's limits, fees no higher than the ops pay unless the base fee needs it. */
+  private async signBundle(entryPoint: EntryPoint, ops: UserOp[]): Promise<Hex> {
+    const authorizations = authorizationsOf(ops)
+    let gas = BUNDLE_OVERHEAD + PER_AUTHORIZATION * BigInt(authorizations.length)
+    for (const op of ops) gas += gasLimitSum(op)
+    const cap = this.parts.txGasCap()
+    if (gas > cap) gas = cap
+    const baseFee = this.parts.baseFee()
+    let maxFeePerGas = ops.reduce((m, op) => (op.maxFeePerGas < m ? op.maxFeePerGas : m), ops[0]?.maxFeePerGas ?? 0n)
+    let maxPriorityFeePerGas = ops.reduce(
+      (m, op) => (op.maxPriorityFeePerGas < m ? op.maxPriorityFeePerGas : m),
+      ops[0]?.maxPriorityFeePerGas ?? 0n,
+    )
+    if (maxFeePerGas < baseFee * 2n) maxFeePerGas = baseFee * 2n + maxPriorityFeePerGas
+    if (maxPriorityFeePerGas > maxFeePerGas) maxPriorityFeePerGas = maxFeePerGas
+    const nonce = await this.parts.nonce(hexToBytes(this.address))
+    const common = {
+      chainId: Number(this.parts.chainId),
+      nonce: Number(nonce),
+      to: entryPoint.address,
+      data: handleOpsData(entryPoint, ops, this.address),
+      gas,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+    }
+    const signedAuthorizations = ops.flatMap((op) => (op.authorization ? [op.authorization] : []))
+    if (signedAuthorizations.length > 0) {
+      return this.signer.signTransaction({ ...common, type: 'eip7702', authorizationList: signedAuthorizations })
+    }
+    return this.signer.signTransaction({ ...common, type: 'eip1559' })
+  }
+}

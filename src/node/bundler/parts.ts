@@ -1,0 +1,28 @@
+// What the bundler needs of the node (DevNode builds it): calls and simulations on the pre-confirmed
+// state, the raw send, receipts, fees and the L1 data fee. Kept apart so the bundler's files import
+// nothing above them.
+import type { SimulatedCall } from '../execution/simulate/run.js'
+import type { CallRequest, IncludedTx, StateOverrides } from '../types.js'
+
+export interface BundlerParts {
+  chainId: bigint
+  /** eth_call on the pre-confirmed state; a revert throws RevertError with its data. */
+  call(req: CallRequest, overrides?: StateOverrides): Promise<Uint8Array>
+  /** The calls in order on the pre-confirmed state (eth_simulateV1 without validation). */
+  simulate(calls: CallRequest[], overrides?: StateOverrides): Promise<SimulatedCall[]>
+  code(address: Uint8Array): Promise<Uint8Array>
+  /** The account's next nonce, pooled transactions counted. */
+  nonce(address: Uint8Array): Promise<bigint>
+  sendRawTransaction(raw: Uint8Array): Promise<Uint8Array>
+  /** The transaction's receipt, sealed or pre-confirmed, when it is visible. */
+  receipt(hash: Uint8Array): IncludedTx | undefined
+  /** Whether the transaction still waits in the pool. */
+  pooled(hash: Uint8Array): boolean
+  baseFee(): bigint
+  tip(): bigint
+  /** The most gas one transaction may carry (block gas limit, EIP-7825's cap). */
+  txGasCap(): bigint
+  /** The L1 data fee (OP profiles) of a transaction whose signed bytes are `tx`; 0 elsewhere. */
+  l1Fee(tx: Uint8Array): bigint
+  log(line: string): void
+}

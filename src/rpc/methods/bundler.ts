@@ -1,0 +1,92 @@
+// The built-in ERC-4337 bundler's methods (ERC-7769; alto's pimlico_getUserOperationGasPrice; the
+// debug_bundler_* controls the eth-infinitism bundler spec tests drive): parsed here, answered by
+// node/bundler/.
+import { getAddress, type Hex, toHex } from 'viem'
+import { expectArgs } from '../dispatch.js'
+import { invalidParams } from '../errors.js'
+import { parseAddress, parseHash } from '../hex.js'
+import { parseStateOverrides } from '../params.js'
+import { formatUserOperation, formatUserOperationReceipt, parseUserOperation } from '../user-operation.js'
+import type { MethodGroup } from './group.js'
+
+const entryPointArg = (value: unknown, name = 'entryPoint') => getAddress(toHex(parseAddress(value, name)))
+const hashArg = (value: unknown) => toHex(parseHash(value, 'userOpHash')) as Hex
+
+export const bundlerMethods: MethodGroup = (node) => ({
+  eth_supportedEntryPoints: (params) => {
+    expectArgs(params, 0, 0)
+    return node.bundler.supportedEntryPoints()
+  },
+  eth_estimateUserOperationGas: async (params) => {
+    expectArgs(params, 2, 3)
+    const op = parseUserOperation(params[0], 'optional')
+    const gas = await node.bundler.estimate(entryPointArg(params[1]), op, parseStateOverrides(params[2], 'stateOverride'))
+    return {
+      preVerificationGas: toHex(gas.preVerificationGas),
+      verificationGasLimit: toHex(gas.verificationGasLimit),
+      callGasLimit: toHex(gas.callGasLimit),
+      ...(gas.paymasterVerificationGasLimit !== undefined
+        ? { paymasterVerificationGasLimit: toHex(gas.paymasterVerificationGasLimit) }
+        : {}),
+      ...(gas.paymasterPostOpGasLimit !== undefined ? { paymasterPostOpGasLimit: toHex(gas.paymasterPostOpGasLimit) } : {}),
+    }
+  },
+  eth_sendUserOperation: (params) => {
+    expectArgs(params, 2, 2)
+    return node.bundler.send(entryPointArg(params[1]), parseUserOperation(params[0], 'required'))
+  },
+  eth_getUserOperationByHash: (params) => {
+    expectArgs(params, 1, 1)
+    const found = node.bundler.lookup(hashArg(params[0]))
+    if (!found) return null
+    const { record, outcome } = found
+    const block = outcome?.included.block
+    return {
+      userOperation: formatUserOperation(record.op),
+      entryPoint: record.entryPoint.address,
+      transactionHash: outcome ? toHex(outcome.included.tx.hash) : null,
+      blockHash: block?.sealed ? toHex(block.hash) : outcome ? toHex(node.blockHash(block!)) : null,
+      blockNumber: block ? toHex(block.header.number) : null,
+    }
+  },
+  eth_getUserOperationReceipt: (params) => {
+    expectArgs(params, 1, 1)
+    const hash = hashArg(params[0])
+    const outcome = node.bundler.receipt(hash)
+    const record = node.bundler.lookup(hash)?.record
+    if (!outcome || !record) return null
+    return formatUserOperationReceipt(hash, record.entryPoint.address, outcome)
+  },
+  pimlico_getUserOperationGasPrice: (params) => {
+    expectArgs(params, 0, 0)
+    const tiers = node.bundler.gasPrice()
+    const out: Record<string, { maxFeePerGas: Hex; maxPriorityFeePerGas: Hex }> = {}
+    for (const [name, t] of Object.entries(tiers)) {
+      out[name] = { maxFeePerGas: toHex(t.maxFeePerGas), maxPriorityFeePerGas: toHex(t.maxPriorityFeePerGas) }
+    }
+    return out
+  },
+  debug_bundler_clearState: (params) => {
+    expectArgs(params, 0, 0)
+    node.bundler.clearState()
+    return 'ok'
+  },
+  debug_bundler_dumpMempool: async (params) => {
+    expectArgs(params, 0, 1)
+    const entryPoint = params[0] === undefined ? (await node.bundler.supportedEntryPoints())[0] : entryPointArg(params[0])
+    if (!entryPoint) return []
+    return (await node.bundler.dumpMempool(entryPoint)).map(formatUserOperation)
+  },
+  debug_bundler_sendBundleNow: async (params) => {
+    expectArgs(params, 0, 0)
+    const [hash] = await node.bundler.bundle()
+    return hash ?? null
+  },
+  debug_bundler_setBundlingMode: (params) => {
+    expectArgs(params, 1, 1)
+    const mode = params[0]
+    if (mode !== 'auto' && mode !== 'manual') throw invalidParams('invalid argument 0: bundling mode must be "auto" or "manual"')
+    node.bundler.setMode(mode)
+    return 'ok'
+  },
+})

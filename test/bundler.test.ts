@@ -1,0 +1,140 @@
+// The built-in ERC-4337 bundler through viem's bundler client, as a Base app uses one: a v0.8
+// Simple7702Account (a fresh EOA delegating by the authorization its first user operation carries) and a
+// v0.7 solady account its factory deploys in the first op; estimate, send self-paid, wait for the
+// pre-confirmed receipt, read the op back by hash; a bad signature refused with ERC-7769's code and the
+// EntryPoint's AA reason, the node serving on.
+import { type Address, createWalletClient, http, parseEther } from 'viem'
+import {
+  type BundlerClient,
+  createBundlerClient,
+  entryPoint06Address,
+  entryPoint07Address,
+  entryPoint08Address,
+  toSimple7702SmartAccount,
+  toSoladySmartAccount,
+} from 'viem/account-abstraction'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { soladyAccountFactoryAbi, soladyAccountFactoryBytecode } from './fixtures/solady-account.js'
+import { type TestNode, useTestNode, waitForReceipt } from './helpers.js'
+
+const RECIPIENT: Address = '0x000000000000000000000000000000000000bEEF'
+const SIMPLE_7702: Address = '0xe6Cae83BdE06E4c305530e199D7217f42808555B'
+
+function bundlerFor(node: TestNode): BundlerClient {
+  return createBundlerClient({ client: node.publicClient, transport: http(node.rpcUrl, { retryCount: 0 }), pollingInterval: 50 })
+}
+
+/** A fresh owner key with `eth` ETH from dev account 0. */
+async function fundedOwner(node: TestNode, eth: string) {
+  const owner = privateKeyToAccount(generatePrivateKey())
+  await fund(node, owner.address, eth)
+  return owner
+}
+
+async function fund(node: TestNode, to: Address, eth: string) {
+  const hash = await node.wallet(0).sendTransaction({ to, value: parseEther(eth) })
+  await waitForReceipt(node, hash)
+}
+
+/** The v0.8 account of a fresh funded EOA, and the signed authorization its first op carries. */
+async function simple7702(node: TestNode) {
+  const owner = await fundedOwner(node, '1')
+  const account = await toSimple7702SmartAccount({ client: node.publicClient, owner })
+  const wallet = createWalletClient({ account: owner, chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }) })
+  const authorization = await wallet.signAuthorization({ contractAddress: SIMPLE_7702 })
+  return { owner, account, authorization }
+}
+
+async function balance(node: TestNode, address: Address): Promise<bigint> {
+  return node.publicClient.getBalance({ address, blockTag: 'pending' })
+}
+
+describe('the built-in bundler (flashblocks profile)', () => {
+  const node = useTestNode({}, { timeoutMs: 30_000 })
+  let factory: Address
+
+  beforeAll(async () => {
+    const hash = await node.wallet(0).deployContract({ abi: soladyAccountFactoryAbi, bytecode: soladyAccountFactoryBytecode })
+    const receipt = await waitForReceipt(node, hash)
+    factory = receipt.contractAddress as Address
+  }, 30_000)
+
+  it('lists the EntryPoints the chain has', async () => {
+    const { result } = await node.rpc('eth_supportedEntryPoints')
+    expect(result.map((a: string) => a.toLowerCase())).toEqual(
+      [entryPoint08Address, entryPoint07Address, entryPoint06Address].map((a) => a.toLowerCase()),
+    )
+  })
+
+  it('sends a v0.8 Simple7702Account op (the delegation in its first op), pre-confirmed, read back by hash', async () => {
+    const { owner, account, authorization } = await simple7702(node)
+    const client = bundlerFor(node)
+    const before = await balance(node, RECIPIENT)
+    const hash = await client.sendUserOperation({ account, authorization, calls: [{ to: RECIPIENT, value: 1234n }] })
+    const receipt = await client.waitForUserOperationReceipt({ hash, timeout: 20_000 })
+    expect(receipt.success).toBe(true)
+    expect(receipt.sender.toLowerCase()).toBe(owner.address.toLowerCase())
+    expect(receipt.entryPoint.toLowerCase()).toBe(entryPoint08Address.toLowerCase())
+    expect(await balance(node, RECIPIENT)).toBe(before + 1234n)
+    // The EOA now delegates to the implementation.
+    expect(await node.publicClient.getCode({ address: owner.address, blockTag: 'pending' })).toBe(
+      `0xef0100${SIMPLE_7702.slice(2).toLowerCase()}`,
+    )
+    const found = await client.getUserOperation({ hash })
+    expect(found.transactionHash).toBe(receipt.receipt.transactionHash)
+    expect(found.userOperation.sender.toLowerCase()).toBe(owner.address.toLowerCase())
+
+    // A second op, now that the account is delegated: no authorization.
+    const second = await client.sendUserOperation({ account, calls: [{ to: RECIPIENT, value: 1n }] })
+    expect((await client.waitForUserOperationReceipt({ hash: second, timeout: 20_000 })).success).toBe(true)
+    expect(await balance(node, RECIPIENT)).toBe(before + 1235n)
+  }, 60_000)
+
+  it('deploys and runs a v0.7 solady account in its first op, self-paid', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const account = await toSoladySmartAccount({ client: node.publicClient, owner, factoryAddress: factory, salt: '0x01' })
+    await fund(node, account.address, '1')
+    const client = bundlerFor(node)
+    const gas = await client.estimateUserOperationGas({ account, calls: [{ to: RECIPIENT, value: 7n }] })
+    expect(gas.verificationGasLimit).toBeGreaterThan(50_000n)
+    expect(gas.callGasLimit).toBeGreaterThan(0n)
+    expect(gas.preVerificationGas).toBeGreaterThan(21_000n)
+    const before = await balance(node, RECIPIENT)
+    const hash = await client.sendUserOperation({ account, calls: [{ to: RECIPIENT, value: 7n }] })
+    const receipt = await client.waitForUserOperationReceipt({ hash, timeout: 20_000 })
+    expect(receipt.success).toBe(true)
+    expect(receipt.entryPoint.toLowerCase()).toBe(entryPoint07Address.toLowerCase())
+    expect(await balance(node, RECIPIENT)).toBe(before + 7n)
+    expect(await node.publicClient.getCode({ address: account.address, blockTag: 'pending' })).not.toBe(undefined)
+  }, 60_000)
+
+  it('refuses a bad signature with -32507 and the AA24 reason, and keeps serving', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const account = await toSoladySmartAccount({ client: node.publicClient, owner, factoryAddress: factory, salt: '0x02' })
+    await fund(node, account.address, '1')
+    const client = bundlerFor(node)
+    const op = await client.prepareUserOperation({ account, calls: [{ to: RECIPIENT, value: 1n }] })
+    const wrong = await toSoladySmartAccount({
+      client: node.publicClient,
+      owner: privateKeyToAccount(generatePrivateKey()),
+      factoryAddress: factory,
+      salt: '0x02',
+    })
+    const signature = await wrong.signUserOperation(op)
+    const { error } = await node.rpc('eth_sendUserOperation', [rpcOp({ ...op, signature }), entryPoint07Address])
+    expect(error.code).toBe(-32507)
+    expect(error.message).toMatch(/AA24 signature error/)
+    expect((await node.rpc('eth_blockNumber')).result).toMatch(/^0x/)
+  }, 60_000)
+})
+
+/** The op as JSON-RPC sends it (viem's request formatter is what sendUserOperation uses). */
+function rpcOp(op: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(op)) {
+    if (v === undefined || k === 'account') continue
+    out[k] = typeof v === 'bigint' ? `0x${v.toString(16)}` : v
+  }
+  return out
+}
