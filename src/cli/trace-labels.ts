@@ -21,7 +21,7 @@ import {
 import { entryPoint06Abi, entryPoint07Abi, entryPoint08Abi } from 'viem/account-abstraction'
 import { GasPriceOracle, L1Block, PcnodeSmartWallet, PcnodeWalletFactory } from '../contracts/artifacts.js'
 import { P256_VERIFY_ADDRESS, WALLET_FACTORY_ADDRESS, WALLET_IMPLEMENTATION_ADDRESS } from '../contracts/index.js'
-import { PREINSTALLS } from '../contracts/preinstalls.js'
+import { ENTRYPOINT_V08, PREINSTALLS } from '../contracts/preinstalls.js'
 import { PERMIT2_ADDRESS } from '../node/genesis/opstack.js'
 import { DEPOSITOR_ACCOUNT, PREDEPLOYS } from '../node/opstack/params.js'
 import { formatConsoleLog } from '../node/tracing/console-log.js'
@@ -37,6 +37,7 @@ function knownAddresses(): Map<string, string> {
   for (const [name, address] of Object.entries(PREDEPLOYS)) names.set(hexOf(address), name)
   for (const { name, address } of PREINSTALLS) names.set(address.toLowerCase(), name)
   names.set(PERMIT2_ADDRESS.toLowerCase(), 'Permit2')
+  names.set(ENTRYPOINT_V08.address.toLowerCase(), ENTRYPOINT_V08.name)
   names.set(hexOf(DEPOSITOR_ACCOUNT), 'L1AttributesDepositor')
   names.set(WALLET_FACTORY_ADDRESS.toLowerCase(), 'PcnodeWalletFactory')
   names.set(WALLET_IMPLEMENTATION_ADDRESS.toLowerCase(), 'PcnodeSmartWallet')

@@ -3,9 +3,17 @@
 // of the spec (contracts/); WETH9, L2ToL1MessagePasser and the preinstalls their official code
 // (src/contracts/preinstalls.ts says where each comes from); the other predeploys are stubs that
 // revert naming themselves, as Hardhat's OP chains have them.
-import { encodeAbiParameters, hexToBytes, keccak256, toBytes, toHex } from 'viem'
+import {
+  domainSeparator as eip712DomainSeparator,
+  encodeAbiParameters,
+  getAddress,
+  hexToBytes,
+  keccak256,
+  toBytes,
+  toHex,
+} from 'viem'
 import { GasPriceOracle, L1Block, PredeployStub } from '../../contracts/artifacts.js'
-import { PERMIT2_TEMPLATE, PREINSTALLS } from '../../contracts/preinstalls.js'
+import { ENTRYPOINT_V08, PERMIT2_TEMPLATE, PREINSTALLS } from '../../contracts/preinstalls.js'
 import type { StateView } from '../engine/index.js'
 import { genesisL1Block, l1BlockStorage } from '../opstack/l1-block.js'
 import { type L1FeeParams, PREDEPLOYS } from '../opstack/params.js'
@@ -23,6 +31,7 @@ const IMPLEMENTED = new Set(['GasPriceOracle', 'L1Block', 'WETH9', 'L2ToL1Messag
 export async function installOpStack(view: StateView, chainId: bigint, fees: L1FeeParams, timestamp: bigint): Promise<void> {
   for (const p of PREINSTALLS) await view.putCode(hexToBytes(p.address), hexToBytes(p.code))
   await view.putCode(hexToBytes(PERMIT2_ADDRESS), permit2Code(chainId))
+  await view.putCode(hexToBytes(ENTRYPOINT_V08.address), entryPointV08Code(chainId))
 
   await view.putCode(PREDEPLOYS.L1Block, hexToBytes(L1Block.deployedBytecode))
   for (const [slot, value] of l1BlockStorage(genesisL1Block(fees, timestamp)))
@@ -61,5 +70,19 @@ export function permit2Code(chainId: bigint): Uint8Array {
   const code = hexToBytes(PERMIT2_TEMPLATE)
   code.set(hexToBytes(toHex(chainId, { size: 32 })), 6945)
   code.set(hexToBytes(domainSeparator), 6983)
+  return code
+}
+
+/**
+ * EntryPoint v0.8's runtime code for `chainId`, as its CREATE2 deployment on that chain leaves it: OpenZeppelin's
+ * EIP712 caches the chain id and the domain separator in immutables at construction, so each chain's code differs.
+ */
+export function entryPointV08Code(chainId: bigint): Uint8Array {
+  const separator = eip712DomainSeparator({
+    domain: { name: 'ERC4337', version: '1', chainId, verifyingContract: getAddress(ENTRYPOINT_V08.address) },
+  })
+  const code = hexToBytes(ENTRYPOINT_V08.template)
+  for (const at of ENTRYPOINT_V08.chainIdAt) code.set(hexToBytes(toHex(chainId, { size: 32 })), at)
+  for (const at of ENTRYPOINT_V08.domainSeparatorAt) code.set(hexToBytes(separator), at)
   return code
 }
