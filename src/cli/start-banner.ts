@@ -79,6 +79,7 @@ export function banner(chalk: ChalkInstance, started: StartedNode, flags: StartF
   }
   const faults = faultsLine(flags)
   if (faults) lines.push(`Faults:            ${faults}`)
+  if (opStack) lines.push(`Bundler:           ${started.node.bundler.address} (ERC-4337 on this URL; pays the bundles)`)
   // Genesis predeploys, the same addresses on every chain id (a fork has the upstream's contracts).
   if (!fork) {
     lines.push('', 'Predeploys', '==================')
