@@ -16,7 +16,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { soladyAccountFactoryAbi, soladyAccountFactoryBytecode } from './fixtures/solady-account.js'
-import { type TestNode, useTestNode, waitForReceipt } from './helpers.js'
+import { type TestNode, useTestNode, waitForReceipt, waitForSealed } from './helpers.js'
 
 const RECIPIENT: Address = '0x000000000000000000000000000000000000bEEF'
 const SIMPLE_7702: Address = '0xe6Cae83BdE06E4c305530e199D7217f42808555B'
@@ -126,6 +126,80 @@ describe('the built-in bundler (flashblocks profile)', () => {
     expect(error.code).toBe(-32507)
     expect(error.message).toMatch(/AA24 signature error/)
     expect((await node.rpc('eth_blockNumber')).result).toMatch(/^0x/)
+  }, 60_000)
+
+  it('holds ops in manual mode: ordered per sender and key, a replacement needs fees a tenth higher, sent on demand', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const account = await toSoladySmartAccount({ client: node.publicClient, owner, factoryAddress: factory, salt: '0x03' })
+    const created = await node.wallet(0).writeContract({
+      address: factory,
+      abi: soladyAccountFactoryAbi,
+      functionName: 'createAccount',
+      args: [owner.address, `0x${'03'.padStart(64, '0')}`],
+      value: parseEther('1'),
+    })
+    // Sealed: viem's isDeployed reads the code at "latest".
+    await waitForSealed(node, created)
+    const client = bundlerFor(node)
+    expect((await node.rpc('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok')
+    try {
+      const key = 5n << 64n
+      const fees = { maxFeePerGas: 3_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }
+      const first = await client.sendUserOperation({ account, nonce: key, calls: [{ to: RECIPIENT, value: 1n }], ...fees })
+      // The same sender and nonce at the same fees: refused; a tenth higher: it replaces the first.
+      const same = client.sendUserOperation({ account, nonce: key, calls: [{ to: RECIPIENT, value: 2n }], ...fees })
+      await expect(same).rejects.toThrow(/underpriced/)
+      const higher = { maxFeePerGas: 3_300_000_000n, maxPriorityFeePerGas: 1_100_000_000n }
+      const replacement = await client.sendUserOperation({
+        account,
+        nonce: key,
+        calls: [{ to: RECIPIENT, value: 2n }],
+        ...higher,
+      })
+      expect((await node.rpc('eth_getUserOperationByHash', [first])).result).toBe(null)
+      // The next nonce of the key is checked after the op ahead of it, so it is accepted while that one waits.
+      const next = await client.sendUserOperation({ account, nonce: key + 1n, calls: [{ to: RECIPIENT, value: 3n }], ...higher })
+      const { result: mempool } = await node.rpc('debug_bundler_dumpMempool', [entryPoint07Address])
+      expect(mempool.map((op: { nonce: string }) => BigInt(op.nonce))).toEqual([key, key + 1n])
+      expect((await node.rpc('eth_getUserOperationReceipt', [replacement])).result).toBe(null)
+
+      const before = await balance(node, RECIPIENT)
+      const { result: bundle } = await node.rpc('debug_bundler_sendBundleNow')
+      expect(bundle).toMatch(/^0x[0-9a-f]{64}$/)
+      const receipts = await Promise.all(
+        [replacement, next].map((hash) => client.waitForUserOperationReceipt({ hash, timeout: 20_000 })),
+      )
+      expect(receipts.map((r) => [r.success, r.receipt.transactionHash])).toEqual([
+        [true, bundle],
+        [true, bundle],
+      ])
+      expect(await balance(node, RECIPIENT)).toBe(before + 5n)
+      expect((await node.rpc('debug_bundler_dumpMempool', [entryPoint07Address])).result).toEqual([])
+    } finally {
+      await node.rpc('debug_bundler_setBundlingMode', ['auto'])
+    }
+  }, 60_000)
+
+  it('pays the bundles from an account funded at genesis', async () => {
+    const address = node.node.bundler.address
+    expect(await node.publicClient.getBalance({ address })).toBeGreaterThan(parseEther('1'))
+    const { error } = await node.rpc('debug_bundler_setBundlingMode', ['sometimes'])
+    expect(error.code).toBe(-32602)
+  })
+})
+
+describe('the built-in bundler (base profile, 200 ms blocks)', () => {
+  const node = useTestNode({ profile: 'base' }, { timeoutMs: 30_000 })
+
+  it('sends a v0.8 Simple7702Account op and serves its receipt', async () => {
+    const { account, authorization } = await simple7702(node)
+    const client = bundlerFor(node)
+    const hash = await client.sendUserOperation({ account, authorization, calls: [{ to: RECIPIENT, value: 5n }] })
+    const receipt = await client.waitForUserOperationReceipt({ hash, timeout: 20_000 })
+    expect(receipt.success).toBe(true)
+    const { result } = await node.rpc('eth_getUserOperationByHash', [hash])
+    expect(result.transactionHash).toBe(receipt.receipt.transactionHash)
+    expect(BigInt(result.blockNumber)).toBe(receipt.receipt.blockNumber)
   }, 60_000)
 })
 
