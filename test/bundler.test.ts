@@ -7,7 +7,9 @@ import { type Address, createWalletClient, http, parseEther } from 'viem'
 import {
   type BundlerClient,
   createBundlerClient,
+  createPaymasterClient,
   entryPoint06Address,
+  entryPoint07Abi,
   entryPoint07Address,
   entryPoint08Address,
   toSimple7702SmartAccount,
@@ -15,6 +17,7 @@ import {
 } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { DEV_PAYMASTERS, PAYMASTER_DEPOSIT } from '../src/contracts/paymaster.js'
 import { soladyAccountFactoryAbi, soladyAccountFactoryBytecode } from './fixtures/solady-account.js'
 import { type TestNode, useTestNode, waitForReceipt, waitForSealed } from './helpers.js'
 
@@ -185,6 +188,65 @@ describe('the built-in bundler (flashblocks profile)', () => {
     expect(await node.publicClient.getBalance({ address })).toBeGreaterThan(parseEther('1'))
     const { error } = await node.rpc('debug_bundler_setBundlingMode', ['sometimes'])
     expect(error.code).toBe(-32602)
+  })
+
+  describe('with the development paymaster (ERC-7677)', () => {
+    const sponsored = () =>
+      createBundlerClient({
+        client: node.publicClient,
+        transport: http(node.rpcUrl, { retryCount: 0 }),
+        paymaster: createPaymasterClient({ transport: http(node.rpcUrl, { retryCount: 0 }) }),
+        pollingInterval: 50,
+      })
+
+    it('has a deposit in EntryPoint v0.7 and v0.8 from genesis', async () => {
+      for (const p of DEV_PAYMASTERS) {
+        const deposit = await node.publicClient.readContract({
+          address: p.entryPoint,
+          abi: entryPoint07Abi,
+          functionName: 'balanceOf',
+          args: [p.address],
+        })
+        expect(deposit).toBe(PAYMASTER_DEPOSIT)
+      }
+    })
+
+    it('sponsors a v0.7 account that holds no ETH (deployed in the same op)', async () => {
+      const owner = privateKeyToAccount(generatePrivateKey())
+      const account = await toSoladySmartAccount({ client: node.publicClient, owner, factoryAddress: factory, salt: '0x04' })
+      const hash = await sponsored().sendUserOperation({ account, calls: [{ to: RECIPIENT, value: 0n, data: '0x1234' }] })
+      const receipt = await sponsored().waitForUserOperationReceipt({ hash, timeout: 20_000 })
+      expect(receipt.success).toBe(true)
+      expect(receipt.paymaster.toLowerCase()).toBe(DEV_PAYMASTERS[0].address.toLowerCase())
+      expect(await balance(node, account.address)).toBe(0n)
+    }, 60_000)
+
+    it('sponsors a v0.8 Simple7702Account whose EOA holds no ETH', async () => {
+      const owner = privateKeyToAccount(generatePrivateKey())
+      const account = await toSimple7702SmartAccount({ client: node.publicClient, owner })
+      const wallet = createWalletClient({ account: owner, chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }) })
+      const authorization = await wallet.signAuthorization({ contractAddress: SIMPLE_7702 })
+      const hash = await sponsored().sendUserOperation({ account, authorization, calls: [{ to: RECIPIENT, data: '0x' }] })
+      const receipt = await sponsored().waitForUserOperationReceipt({ hash, timeout: 20_000 })
+      expect(receipt.success).toBe(true)
+      expect(receipt.paymaster.toLowerCase()).toBe(DEV_PAYMASTERS[1].address.toLowerCase())
+      expect(await balance(node, owner.address)).toBe(0n)
+    }, 60_000)
+
+    it('refuses while pcnode_setPaymasterSponsoring is false', async () => {
+      const owner = privateKeyToAccount(generatePrivateKey())
+      const account = await toSoladySmartAccount({ client: node.publicClient, owner, factoryAddress: factory, salt: '0x05' })
+      expect((await node.rpc('pcnode_setPaymasterSponsoring', [false])).result).toBe(null)
+      try {
+        await expect(sponsored().sendUserOperation({ account, calls: [{ to: RECIPIENT, data: '0x' }] })).rejects.toThrow(
+          /refuses to sponsor/,
+        )
+      } finally {
+        await node.rpc('pcnode_setPaymasterSponsoring', [true])
+      }
+      const hash = await sponsored().sendUserOperation({ account, calls: [{ to: RECIPIENT, data: '0x' }] })
+      expect((await sponsored().waitForUserOperationReceipt({ hash, timeout: 20_000 })).success).toBe(true)
+    }, 60_000)
   })
 })
 

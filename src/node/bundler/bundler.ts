@@ -11,6 +11,7 @@ import { InvalidUserOpError } from './errors.js'
 import { estimateUserOpGas, type GasEstimate, preVerificationGas } from './estimate.js'
 import { Mempool, type OpRecord } from './mempool.js'
 import type { BundlerParts } from './parts.js'
+import { DevPaymaster } from './paymaster.js'
 import { outcomeIn, type UserOpOutcome } from './receipt.js'
 import { refusal } from './revert.js'
 import { authorizationsOf, simulateBundle } from './simulate-bundle.js'
@@ -33,12 +34,15 @@ export class Bundler {
   /** Bundling runs one at a time, so the bundler's transactions take consecutive nonces. */
   private queue: Promise<Hex[]> = Promise.resolve([])
   private readonly signer: PrivateKeyAccount
+  /** ERC-7677's pm_* methods, for pcnode's development paymaster. */
+  readonly paymaster: DevPaymaster
 
   constructor(
     private readonly parts: BundlerParts,
     account: BundlerAccount,
   ) {
     this.signer = privateKeyToAccount(account.privateKey)
+    this.paymaster = new DevPaymaster(parts)
   }
 
   get address(): Address {

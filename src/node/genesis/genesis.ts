@@ -11,6 +11,7 @@ import { BASE_EIP1559, BASE_L1_FEES, encodeExtraData, type L1FeeParams, PREDEPLO
 import type { ResolvedOptions } from '../options.js'
 import type { BlockRecord } from '../types.js'
 import { installOpStack } from './opstack.js'
+import { installPaymasters } from './paymasters.js'
 import { installPredeploys } from './predeploys.js'
 
 /**
@@ -50,6 +51,7 @@ async function devGenesis(
   await engine.installSystemContracts(live)
   await installPredeploys(engine) // the smart-wallet factory and implementation
   if (opStack) await installOpStack(live, engine.chainId, l1FeesOf(options), timestamp)
+  if (opStack) await installPaymasters(engine) // pcnode's development paymasters, deposits in their EntryPoints
   if (denim) await installBaseTime(live)
   await live.commit()
   const eip1559 = denim ? { ...BASE_EIP1559, denominator: BASE_EIP1559.denominator * DENIM_SCALING } : BASE_EIP1559

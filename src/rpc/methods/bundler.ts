@@ -1,10 +1,10 @@
 // The built-in ERC-4337 bundler's methods (ERC-7769; alto's pimlico_getUserOperationGasPrice; the
-// debug_bundler_* controls the eth-infinitism bundler spec tests drive): parsed here, answered by
-// node/bundler/.
+// debug_bundler_* controls the eth-infinitism bundler spec tests drive) and ERC-7677's paymaster
+// methods for pcnode's development paymaster: parsed here, answered by node/bundler/.
 import { getAddress, type Hex, toHex } from 'viem'
 import { expectArgs } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
-import { parseAddress, parseHash } from '../hex.js'
+import { parseAddress, parseHash, parseQuantity } from '../hex.js'
 import { parseStateOverrides } from '../params.js'
 import { formatUserOperation, formatUserOperationReceipt, parseUserOperation } from '../user-operation.js'
 import type { MethodGroup } from './group.js'
@@ -65,6 +65,23 @@ export const bundlerMethods: MethodGroup = (node) => ({
       out[name] = { maxFeePerGas: toHex(t.maxFeePerGas), maxPriorityFeePerGas: toHex(t.maxPriorityFeePerGas) }
     }
     return out
+  },
+  pm_getPaymasterStubData: async (params) => {
+    expectArgs(params, 3, 4)
+    parseUserOperation(params[0], 'optional')
+    return node.bundler.paymaster.stubData(entryPointArg(params[1]), parseQuantity(params[2], 'chainId'))
+  },
+  pm_getPaymasterData: async (params) => {
+    expectArgs(params, 3, 4)
+    const op = parseUserOperation(params[0], 'optional')
+    return node.bundler.paymaster.data(op, entryPointArg(params[1]), parseQuantity(params[2], 'chainId'))
+  },
+  /** pcnode's switch for the development paymaster: false makes pm_* refuse (an app's failure path). */
+  pcnode_setPaymasterSponsoring: (params) => {
+    expectArgs(params, 1, 1)
+    if (typeof params[0] !== 'boolean') throw invalidParams('invalid argument 0: expected true or false')
+    node.bundler.paymaster.setSponsoring(params[0])
+    return null
   },
   debug_bundler_clearState: (params) => {
     expectArgs(params, 0, 0)
