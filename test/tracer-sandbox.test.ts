@@ -163,11 +163,11 @@ describe('JS tracer sandbox', () => {
         {},
         /^(InternalError: stack overflow|RangeError: Maximum call stack size exceeded) {4}in server-side tracer function 'result'$/,
       ],
-      // Recursion in the engine's own C code (the parser, JSON.stringify) runs into V8's stack.
+      // Recursion in the engine's own C code (the parser, JSON.stringify): its own stack check, or V8's stack.
       [
         '{result: function() { return eval("[".repeat(100000) + "]".repeat(100000)) }, fault: function() {}}',
         {},
-        /^(InternalError: stack overflow|RangeError: Maximum call stack size exceeded) {4}in server-side tracer function 'result'$/,
+        /^((Internal|Syntax)Error: stack overflow|RangeError: Maximum call stack size exceeded) {4}in server-side tracer function 'result'$/,
       ],
       [
         '{result: function() { var a = []; for (var i = 0; i < 200000; i++) a = [a]; return a }, fault: function() {}}',

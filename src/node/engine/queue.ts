@@ -7,6 +7,8 @@
 // milliseconds without a turn: engine work is promise continuations that never reach the event
 // loop on their own, and requests read in one I/O phase would otherwise run back to back in it,
 // holding off timers (the block clock) and every other client until they drained.
+// A task whose state is its own (a trace on its throwaway view) may lend the queue to the
+// producer's lane while it waits on something else (its tracer's worker thread): lend().
 
 /** Queue work without a turn of the event loop after which the next task waits for one. */
 const SLICE_MS = 5
@@ -38,6 +40,8 @@ export class SerialQueue {
   private queued = 0
   /** When the queue started working since the event loop last turned; undefined once it has turned. */
   private busySince: number | undefined
+  /** Wakes the running task's lend() when an urgent task is queued. */
+  private lender: (() => void) | undefined
 
   /** How many tasks were ever queued: a task still last in the queue is the one at this count. */
   get queuedCount(): number {
@@ -51,6 +55,7 @@ export class SerialQueue {
     return new Promise<T>((resolve, reject) => {
       const entry: Entry = { task, consistent, resolve: resolve as (value: unknown) => void, reject }
       ;(urgent ? this.urgent : this.ordinary).push(entry)
+      if (urgent) this.lender?.()
       if (!this.pumping) {
         this.pumping = true
         if (this.owesTurn) setImmediate(() => void this.pump())
@@ -64,25 +69,61 @@ export class SerialQueue {
       if (this.owesTurn) await new Promise(setImmediate)
       const entry = this.urgent.shift() ?? this.ordinary.shift()
       if (!entry) break
-      this.markBusy()
-      this.consistentRunning = entry.consistent
-      let failed = false
-      let outcome: unknown
-      try {
-        outcome = await entry.task()
-      } catch (error) {
-        failed = true
-        outcome = error
-      }
-      this.depth--
-      this.consistentRunning = false
-      if (failed) entry.reject(outcome)
-      else entry.resolve(outcome)
-      // A caller awaiting run() resumes before the next task starts (two promise turns).
-      await null
-      await null
+      await this.runEntry(entry)
     }
     this.pumping = false
+  }
+
+  private async runEntry(entry: Entry): Promise<void> {
+    this.markBusy()
+    this.consistentRunning = entry.consistent
+    let failed = false
+    let outcome: unknown
+    try {
+      outcome = await entry.task()
+    } catch (error) {
+      failed = true
+      outcome = error
+    }
+    this.depth--
+    this.consistentRunning = false
+    if (failed) entry.reject(outcome)
+    else entry.resolve(outcome)
+    // A caller awaiting run() resumes before the next task starts (two promise turns).
+    await null
+    await null
+  }
+
+  /**
+   * For the running task, while it waits on `wait` and touches no shared state: the producer's
+   * tasks run meanwhile, one after another as ever (ordinary ones still wait). `around` readies the
+   * engine for them and answers what puts the task's own settings back. Settles as `wait`, once no
+   * lent task is running.
+   */
+  async lend<T>(wait: Promise<T>, around?: () => () => void): Promise<T> {
+    let settled = false
+    const done = wait.then(
+      () => {
+        settled = true
+      },
+      () => {
+        settled = true
+      },
+    )
+    for (;;) {
+      if (this.urgent.length > 0) {
+        const back = around?.()
+        try {
+          for (let entry = this.urgent.shift(); entry; entry = this.urgent.shift()) await this.runEntry(entry)
+        } finally {
+          back?.()
+        }
+        continue
+      }
+      if (settled) return wait
+      await Promise.race([done, new Promise<void>((resolve) => (this.lender = resolve))])
+      this.lender = undefined
+    }
   }
 
   /** Whether the queue has worked SLICE_MS since the event loop last turned. */

@@ -151,8 +151,12 @@ async function traceCheck(engine: CheckedEngine, sender: Uint8Array, env: BlockE
     skipBalance: true,
     skipNonce: true,
     trace: {
-      enter: (f) => frames.push(`enter ${f.type} ${f.depth}`),
-      exit: (f) => frames.push(`exit ${f.depth} ${f.error ?? 'ok'}`),
+      enter: (f) => {
+        frames.push(`enter ${f.type} ${f.depth}`)
+      },
+      exit: (f) => {
+        frames.push(`exit ${f.depth} ${f.error ?? 'ok'}`)
+      },
       step: async (s) => {
         await Promise.resolve()
         steps.push(s)

@@ -1,7 +1,8 @@
 // debug_traceTransaction, debug_traceCall and debug_traceBlockByNumber/ByHash (geth's
 // eth/tracers/api.go): find the block, re-execute up to the transaction (execution/replay.ts) or
 // set up the call, run it once with the tracer's hooks, and answer the tracer's result. Every trace
-// runs in the engine's queue on a throwaway view, within its timeout (5 s unless `timeout` says).
+// runs in the engine's queue on a throwaway view, within its timeout (5 s unless `timeout` says);
+// while a JS tracer's worker holds it up, the queue is lent to the block producer.
 import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
 import { authoritiesOf, type BlockEnv, type ExecResult, type ExecView, type TraceHooks } from '../engine/index.js'
@@ -50,6 +51,9 @@ function effectiveTip(tx: { gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorit
 }
 
 export class Debugger {
+  /** During a trace: puts the hardfork back to the live chain's (the traced block's may differ). */
+  private liveHardfork: (() => void) | undefined
+
   constructor(
     private readonly ctx: DebugParts,
     /** A block's hash (the pending one's as it stands). */
@@ -129,13 +133,27 @@ export class Debugger {
   /** Under a genesis file's fork schedule, executes as the block's hardfork. */
   private async onBlockFork<T>(run: () => Promise<T>, block: BlockRecord | undefined): Promise<T> {
     const { engine } = this.ctx
-    const restore = engine.saveHardfork()
+    this.liveHardfork = engine.saveHardfork()
     try {
       if (block) engine.setHardforkFor(block.header.number, block.header.timestamp)
       return await run()
     } finally {
-      restore()
+      this.liveHardfork()
+      this.liveHardfork = undefined
     }
+  }
+
+  /** The queue for the block producer while the trace waits on `wait`: its tasks run under the live hardfork. */
+  private lendQueue<T>(wait: Promise<T>): Promise<T> {
+    const { engine } = this.ctx
+    return engine.queue.lend(wait, () => {
+      const traced = engine.saveHardfork()
+      this.liveHardfork?.()
+      return () => {
+        this.liveHardfork = engine.saveHardfork()
+        traced()
+      }
+    })
   }
 
   private async traceNext(replay: BlockReplay, cfg: TraceConfig): Promise<unknown> {
@@ -222,6 +240,7 @@ export class Debugger {
       state: view,
       authorities: authoritiesOf(tx.authorizationList),
       feeVaults: this.ctx.opStack ? Object.values(FEE_VAULTS) : [],
+      lendQueue: (wait) => this.lendQueue(wait),
       ...extra,
     }
   }
@@ -241,7 +260,8 @@ export class Debugger {
       await tracer.txStart?.(context)
       const result = await execute(hooks)
       await tracer.txEnd?.({ gasUsed: result.gasUsed })
-      return tracer.result()
+      // Awaited here: the tracer is disposed only once its result is in.
+      return await tracer.result()
     } finally {
       tracer.dispose?.()
     }

@@ -1,26 +1,16 @@
 // The realm a JavaScript tracer runs in: its own QuickJS runtime and context (quickjs-engine.ts),
-// holding the tracer's object and geth's globals (js-prelude.ts). Nothing of the host is inside:
-// the two host functions exchange strings, numbers and booleans only, and every entry point
-// answers a string (what the tracer threw is turned into text inside the sandbox). Limits: time
-// (QuickJS's interrupt handler stops the tracer's code at the trace's deadline, also inside
-// getters, toString and regular expressions; promise jobs are never run), heap and stack
-// (quickjs-engine.ts). A call that ends in a host exception (V8's stack limit reached inside the
-// interpreter, a WebAssembly trap) discards the engine instance, whose state is then unknown.
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+// holding the tracer's object and geth's globals (js-prelude.ts). It runs in the tracers' worker
+// thread (sandbox-worker.ts), never on the node's. Nothing of the host is inside: the two host
+// functions exchange strings, numbers and booleans only, and every entry point answers a string
+// (what the tracer threw is turned into text inside the sandbox). Limits: time (QuickJS's
+// interrupt handler stops the tracer's code at the trace's deadline, also inside getters, toString
+// and regular expressions; promise jobs are never run), heap and stack (quickjs-engine.ts). A call
+// that ends in a host exception (V8's stack limit reached inside the interpreter, a WebAssembly
+// trap) discards the engine instance, whose state is then unknown.
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core'
-import { opName } from '../engine/index.js'
 import { PRELUDE } from './js-prelude.js'
 import { discard, type QuickJsInstance, quickjs, release, TRACER_MEMORY_LIMIT, TRACER_STACK_LIMIT } from './quickjs-engine.js'
-
-let bigIntSource: string | undefined
-const loadBigInt = () => {
-  bigIntSource ??= readFileSync(createRequire(import.meta.url).resolve('big-integer/BigInteger.js'), 'utf8')
-  return bigIntSource
-}
-const OP_NAMES = JSON.stringify(Array.from({ length: 256 }, (_, op) => opName(op)))
-
-type Primitive = string | number | boolean | undefined
+import { type Primitive, type SandboxSources, SandboxThrew, SandboxTimedOut, type StepScalars } from './sandbox-protocol.js'
 
 /** What the sandbox asks the host: hex strings in, primitives out. */
 export interface HostBridge {
@@ -29,32 +19,6 @@ export interface HostBridge {
   read(what: string, a?: string | number, b?: string | number): Primitive
   isPrecompiled(hexAddress: string): boolean
 }
-
-/** What geth's `log` answers without a read: the step's scalars. */
-export interface StepScalars {
-  pc: number
-  gas: number
-  cost: number
-  depth: number
-  refund: number
-  op: number
-  error?: string
-  stackLength: number
-}
-
-/** The tracer threw (or was malformed): `message` is geth's text for it. */
-export class SandboxThrew extends Error {
-  constructor(
-    message: string,
-    /** A shape problem reported at load (geth's "trace object must expose ..."). */
-    readonly shape = false,
-  ) {
-    super(message)
-  }
-}
-
-/** The tracer's code ran into the deadline. */
-export class SandboxTimedOut extends Error {}
 
 type Entry = 'load' | 'step' | 'fault' | 'enter' | 'exit' | 'result'
 const ENTRIES: Entry[] = ['load', 'step', 'fault', 'enter', 'exit', 'result']
@@ -72,7 +36,7 @@ export class JsSandbox {
     private readonly deadline: () => number,
   ) {}
 
-  static async create(bridge: HostBridge, deadline: () => number): Promise<JsSandbox> {
+  static async create(bridge: HostBridge, deadline: () => number, sources: SandboxSources): Promise<JsSandbox> {
     const instance = await quickjs()
     const runtime = instance.module.newRuntime({
       memoryLimitBytes: TRACER_MEMORY_LIMIT,
@@ -114,7 +78,7 @@ export class JsSandbox {
       )
       const isPrecompiled = context.newFunction('isPrecompiled', (a) => guarded(() => bridge.isPrecompiled(String(primitive(a)))))
       const factory = context.unwrapResult(context.evalCode(PRELUDE, 'pcnode-tracer-prelude.js'))
-      const args = [read, isPrecompiled, context.newString(OP_NAMES), context.newString(loadBigInt())]
+      const args = [read, isPrecompiled, context.newString(sources.opNames), context.newString(sources.bigInt)]
       const api = context.callFunction(factory, context.undefined, args)
       for (const h of [factory, ...args]) h.dispose()
       const handle = context.unwrapResult(api)

@@ -4,14 +4,17 @@
 // tracer's code runs in js-sandbox.ts; this side answers its reads from the step being traced and
 // the state. geth's call order: step for every opcode (with getError() set when the opcode fails
 // before running: out of gas, stack), fault after an opcode that failed while running (REVERT
-// included), enter/exit for every frame but the transaction's, whose values go into ctx. While a
-// tracer with a step() runs, the event loop gets a turn every few tens of milliseconds, so other
-// clients are answered during a long trace.
+// included), enter/exit for every frame but the transaction's, whose values go into ctx. The
+// tracer's code runs in a worker thread (remote-sandbox.ts): a call answered at once keeps the
+// trace synchronous; one that takes longer is awaited, and the serial queue is lent to the block
+// producer meanwhile (ctx.lendQueue). While a tracer with a step() runs, the event loop gets a turn
+// every few tens of milliseconds, so other clients are answered during a long trace.
 import type { StepInfo, TraceFrame, TraceFrameEnd } from '../engine/index.js'
 import { NodeError } from '../errors.js'
 import { contractAddress, create2Address } from './addresses.js'
 import { hex } from './format.js'
-import { JsSandbox, SandboxThrew, SandboxTimedOut, type StepScalars } from './js-sandbox.js'
+import { type Answer, andThen, RemoteSandbox } from './remote-sandbox.js'
+import { SandboxThrew, SandboxTimedOut, type StepScalars } from './sandbox-protocol.js'
 import type { Tracer, TxContext, TxEnd } from './tracer.js'
 
 /** A tracer call ran past the trace's timeout (geth's text). */
@@ -33,6 +36,13 @@ const bytesOf = (h: string) => Buffer.from(h.replace(/^0x/, ''), 'hex')
 /** How long step() calls run back to back before the event loop gets a turn. */
 const YIELD_EVERY_MS = 25
 
+/** The stack's top items (the prelude's peek caches them), as one read. */
+function stackTop(stack: bigint[]): string {
+  const top: string[] = []
+  for (let i = stack.length - 1; i >= 0 && top.length < 8; i--) top.push(`0x${stack[i].toString(16)}`)
+  return top.join(',')
+}
+
 const scalars = (step: StepInfo, error: string | undefined): StepScalars => ({
   pc: step.pc,
   gas: Number(step.gas),
@@ -45,7 +55,9 @@ const scalars = (step: StepInfo, error: string | undefined): StepScalars => ({
 })
 
 export class JsTracer implements Tracer {
-  private sandbox: JsSandbox | undefined
+  private sandbox: RemoteSandbox | undefined
+  /** The tracer reads the stack: its top goes with each step. */
+  private readsStack = false
   private shape = { step: false, frames: false }
   private disposed = false
   private lastYield = performance.now()
@@ -74,13 +86,15 @@ export class JsTracer implements Tracer {
     this.ctx = ctx
     // The engine loads once, asynchronously; the tracer's code is evaluated before execution, as
     // geth's newJsTracer does.
-    const sandbox = await JsSandbox.create(
-      { read: (w, a, b) => this.safeRead(w, a, b), isPrecompiled: (a) => this.isPrecompiled(a) },
-      this.deadline,
+    const sandbox = await this.lend(
+      RemoteSandbox.create(
+        { read: (w, a, b) => this.safeRead(w, a, b), isPrecompiled: (a) => this.isPrecompiled(a) },
+        this.deadline,
+      ).catch((error) => this.failSetup(error)),
     )
     if (this.disposed) return sandbox.dispose()
     this.sandbox = sandbox
-    this.shape = this.guard('setup', () => sandbox.load(this.code, this.config), true)
+    this.shape = await this.lend(this.guard('setup', () => sandbox.load(this.code, this.config), true))
     if (ctx.blockHash) {
       this.values.push(['blockHash', 'bytes', hex(ctx.blockHash)])
       if (ctx.txHash) {
@@ -98,7 +112,14 @@ export class JsTracer implements Tracer {
     this.values.push(['gasUsed', 'plain', Number(end.gasUsed)])
   }
 
-  private enter(frame: TraceFrame): void {
+  /** While the tracer's call runs on: the queue goes to the block producer. */
+  private lend<T>(answer: Promise<T>): Promise<T>
+  private lend<T>(answer: Answer<T>): Answer<T>
+  private lend<T>(answer: Answer<T>): Answer<T> {
+    return answer instanceof Promise && this.ctx?.lendQueue ? this.ctx.lendQueue(answer) : answer
+  }
+
+  private enter(frame: TraceFrame): void | Promise<void> {
     const parent = this.scopes.at(-1)
     const scope: Scope =
       frame.type === 'DELEGATECALL' && parent
@@ -119,17 +140,22 @@ export class JsTracer implements Tracer {
     }
     if (!this.shape.frames || this.failure) return
     this.frame = frame
-    this.guard('enter', () => this.sandbox?.call0('enter'))
+    return this.lend(this.guard('enter', () => this.sandbox?.call0('enter')))
   }
 
-  private exit(end: TraceFrameEnd): void {
+  private exit(end: TraceFrameEnd): void | Promise<void> {
     const scope = this.scopes.pop()
     const last = scope?.last
     if (end.error !== undefined && last && last.error === undefined && !this.failure) {
       // geth's OnFault: the opcode that was running when the frame failed.
       this.cur = last
-      this.guard('fault', () => this.sandbox?.step(scalars(last, end.error), 'fault'))
+      const fault = this.lend(this.guard('fault', () => this.sandbox?.step(scalars(last, end.error), 'fault', this.top(last))))
+      return andThen(fault, () => this.exitFrame(end))
     }
+    return this.exitFrame(end)
+  }
+
+  private exitFrame(end: TraceFrameEnd): void | Promise<void> {
     if (end.depth === 0) {
       if (end.error !== undefined) this.values.push(['error', 'plain', end.error])
       this.values.push(['output', 'bytes', hex(end.output)])
@@ -137,7 +163,7 @@ export class JsTracer implements Tracer {
     }
     if (!this.shape.frames || this.failure) return
     this.frameEnd = end
-    this.guard('exit', () => this.sandbox?.call0('exit'))
+    return this.lend(this.guard('exit', () => this.sandbox?.call0('exit')))
   }
 
   private step(step: StepInfo): void | Promise<void> {
@@ -148,11 +174,11 @@ export class JsTracer implements Tracer {
     const now = performance.now()
     if (now - this.lastYield > YIELD_EVERY_MS) {
       this.lastYield = now
-      const turn = new Promise<unknown>((resolve) => setImmediate(resolve))
+      const turn = this.lend(new Promise<void>((resolve) => setImmediate(resolve)))
       return (warm ? Promise.all([warm, turn]) : turn).then(() => this.runStep(step))
     }
     if (warm) return warm.then(() => this.runStep(step))
-    this.runStep(step)
+    return this.runStep(step)
   }
 
   /** Loads what the opcode's `db` reads are likely to ask into the state cache (db answers synchronously). */
@@ -169,24 +195,41 @@ export class JsTracer implements Tracer {
     return undefined
   }
 
-  private runStep(step: StepInfo): void {
+  private runStep(step: StepInfo): void | Promise<void> {
     if (this.failure) return
     this.cur = step
-    this.guard('step', () => this.sandbox?.step(scalars(step, step.error)))
+    return this.lend(this.guard('step', () => this.sandbox?.step(scalars(step, step.error), 'step', this.top(step))))
+  }
+
+  /** The `stackTop` read's answer, sent with the step once the tracer has read the stack. */
+  private top(step: StepInfo): string | undefined {
+    return this.readsStack ? stackTop(step.stack) : undefined
   }
 
   /** Runs a sandbox call; a timeout stops the trace, a throw becomes the result's error (geth's onError). */
-  private guard<T>(name: string, fn: () => T, rethrow = false): T {
+  private guard<T>(name: string, fn: () => Answer<T>, rethrow = false): Answer<T> {
+    let answer: Answer<T>
     try {
-      return fn()
+      answer = fn()
     } catch (error) {
-      if (error instanceof SandboxTimedOut) throw new TracerTimeout('execution timeout')
-      if (!(error instanceof SandboxThrew)) throw error
-      // At load, geth answers the evaluation's error or its shape check as is.
-      if (rethrow) throw new TracerFailure(error.shape ? error.message : error.message.replace(/^Error: /, ''))
-      this.failure ??= new TracerFailure(`${error.message}    in server-side tracer function '${name}'`)
-      return undefined as T
+      return (rethrow ? this.failSetup(error) : this.caught(name, error)) as T
     }
+    if (!(answer instanceof Promise)) return answer
+    return answer.catch((error) => (rethrow ? this.failSetup(error) : this.caught(name, error)) as T)
+  }
+
+  private caught(name: string, error: unknown): undefined {
+    if (error instanceof SandboxTimedOut) throw new TracerTimeout('execution timeout')
+    if (!(error instanceof SandboxThrew)) throw error
+    this.failure ??= new TracerFailure(`${error.message}    in server-side tracer function '${name}'`)
+    return undefined
+  }
+
+  /** At load, geth answers the evaluation's error or its shape check as is. */
+  private failSetup(error: unknown): never {
+    if (error instanceof SandboxTimedOut) throw new TracerTimeout('execution timeout')
+    if (!(error instanceof SandboxThrew)) throw error
+    throw new TracerFailure(error.shape ? error.message : error.message.replace(/^Error: /, ''))
   }
 
   /** Frees the tracer's realm (the trace is over, answered or not). */
@@ -200,6 +243,7 @@ export class JsTracer implements Tracer {
   }
 
   private safeRead(what: string, a?: string | number, b?: string | number): string | number | boolean | undefined {
+    if (what === 'stackTop') this.readsStack = true
     try {
       return this.read(what, a, b)
     } catch (error) {
@@ -211,12 +255,8 @@ export class JsTracer implements Tracer {
     const step = this.cur
     const scope = this.scopes.at(-1)
     switch (what) {
-      case 'stackTop': {
-        const stack = step?.stack ?? []
-        const top: string[] = []
-        for (let i = stack.length - 1; i >= 0 && top.length < 8; i--) top.push(`0x${stack[i].toString(16)}`)
-        return top.join(',')
-      }
+      case 'stackTop':
+        return stackTop(step?.stack ?? [])
       case 'peek': {
         const stack = step?.stack ?? []
         const i = Number(a)
@@ -312,9 +352,9 @@ export class JsTracer implements Tracer {
     }
   }
 
-  result(): unknown {
+  async result(): Promise<unknown> {
     if (this.failure) throw this.failure
-    const json = this.guard('result', () => this.sandbox?.result(this.values))
+    const json = await this.lend(this.guard('result', () => this.sandbox?.result(this.values)))
     if (this.failure) throw this.failure
     return json === undefined ? null : JSON.parse(json)
   }

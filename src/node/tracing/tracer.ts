@@ -32,6 +32,9 @@ export interface TxContext {
   authorities: Uint8Array[]
   /** OP stack: the fee vaults the transaction pays into (none on other chains). */
   feeVaults: Uint8Array[]
+  /** While the trace waits on `wait` (its JS tracer's worker): the block producer's queued work
+   * runs meanwhile (the trace's state is its own view). */
+  lendQueue?<T>(wait: Promise<T>): Promise<T>
 }
 
 /** How the transaction ended (geth's OnTxEnd receipt). */

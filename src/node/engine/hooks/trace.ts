@@ -79,8 +79,9 @@ export interface StepInfo {
 }
 
 export interface TraceHooks {
-  enter?(frame: TraceFrame): void
-  exit?(end: TraceFrameEnd): void
+  /** May return a promise, as step (a JS tracer's worker): execution waits for it. */
+  enter?(frame: TraceFrame): void | Promise<void>
+  exit?(end: TraceFrameEnd): void | Promise<void>
   /** May return a promise (a state read): execution waits for it. */
   step?(step: StepInfo): void | Promise<void>
   /** A step reported earlier turned out to fail (its frame ended with the step's error). */
@@ -192,7 +193,7 @@ class Trace {
       msg.depth === 0 ? (msg.to ? 'CALL' : 'CREATE') : (this.pendingType ?? (msg.to ? 'CALL' : msg.salt ? 'CREATE2' : 'CREATE'))
     this.pendingType = undefined
     const { from, to } = await this.endpoints(msg, type)
-    this.open(
+    await this.open(
       {
         type,
         depth: msg.depth,
@@ -221,10 +222,10 @@ class Trace {
     return { from, to: msg.to.bytes }
   }
 
-  private open(frame: TraceFrame, isStatic: boolean): void {
+  private open(frame: TraceFrame, isStatic: boolean): void | Promise<void> {
     this.entered++
     this.frames.push({ frame, isStatic, returnData: new Uint8Array() })
-    this.hooks.enter?.(frame)
+    return this.hooks.enter?.(frame)
   }
 
   /** ethereumjs' `afterMessage`: geth's OnExit, with geth's error text and the step it belongs to. */
@@ -258,7 +259,7 @@ class Trace {
             ? exec.returnValue
             : new Uint8Array()
     }
-    this.hooks.exit?.({ depth: ending.frame.depth, output: exec.returnValue, gasUsed: exec.executionGasUsed, error })
+    await this.hooks.exit?.({ depth: ending.frame.depth, output: exec.returnValue, gasUsed: exec.executionGasUsed, error })
   }
 
   /** A frame that ran off the end of its code: geth executes the STOP GetOp answers there. */
@@ -350,17 +351,17 @@ class Trace {
           return await orig(runState, common)
         } finally {
           this.pendingType = undefined
-          if (synthetic && this.entered === count) this.enterFailed(synthetic, parent?.isStatic ?? false)
+          if (synthetic && this.entered === count) await this.enterFailed(synthetic, parent?.isStatic ?? false)
         }
       },
     ]
   }
 
   /** geth enters the frame, then fails it (evm.go Call / create). */
-  private enterFailed(frame: TraceFrame, isStatic: boolean): void {
-    this.open(frame, isStatic)
+  private async enterFailed(frame: TraceFrame, isStatic: boolean): Promise<void> {
+    await this.open(frame, isStatic)
     this.frames.pop()
-    this.hooks.exit?.({
+    await this.hooks.exit?.({
       depth: frame.depth,
       output: new Uint8Array(),
       gasUsed: 0n,
@@ -372,7 +373,7 @@ class Trace {
   private selfDestructWrapper(): OpcodeWrapper {
     return [
       OP.SELFDESTRUCT,
-      (orig) => (runState, common) => {
+      (orig) => async (runState, common) => {
         const parent = this.frames.at(-1)
         if (parent) {
           const [target] = runState.stack.peek(1)
@@ -385,8 +386,8 @@ class Trace {
             gas: 0n,
             value: runState.interpreter.getSelfBalance(),
           }
-          this.hooks.enter?.(frame)
-          this.hooks.exit?.({ depth: frame.depth, output: new Uint8Array(), gasUsed: 0n })
+          await this.hooks.enter?.(frame)
+          await this.hooks.exit?.({ depth: frame.depth, output: new Uint8Array(), gasUsed: 0n })
         }
         return orig(runState, common)
       },
