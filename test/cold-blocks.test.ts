@@ -2,10 +2,12 @@
 // when read. Every read of an old block answers what it answered while the block was an object:
 // blocks by number and hash, transactions, receipts, logs, traces, Otterscan, the state file,
 // snapshots and reorgs.
+import { createHash } from 'node:crypto'
 import { type Hex, toHex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { ColdBlock } from '../src/node/chain/cold.js'
 import { Dictionary, Reader, Writer } from '../src/node/chain/codec.js'
+import { ColdBlock } from '../src/node/chain/cold.js'
+import { ColdIndex } from '../src/node/chain/cold-index.js'
 import { emitterInitCode, PING, useTestNode, waitForSealed } from './helpers.js'
 
 describe('cold blocks answer as they did (chain/cold.ts)', () => {
@@ -73,7 +75,10 @@ describe('cold blocks answer as they did (chain/cold.ts)', () => {
     expect(chain.head).not.toBeInstanceOf(ColdBlock)
     expect(await reads(hashes, emitter, head)).toEqual(before)
     // The state file's text differs only in its time of writing.
-    const text = (hex: Hex) => Buffer.from(hex.slice(2), 'hex').toString().replace(/"savedAt":"[^"]*"/, '')
+    const text = (hex: Hex) =>
+      Buffer.from(hex.slice(2), 'hex')
+        .toString()
+        .replace(/"savedAt":"[^"]*"/, '')
     expect(text((await node.rpc('anvil_dumpState')).result)).toBe(text(dump))
     // Unknown hashes are still unknown (the cold index matches 30 bits, then the whole hash).
     const unknown = `0x${'ab'.repeat(32)}`
@@ -135,5 +140,28 @@ describe('the cold stream (chain/codec.ts)', () => {
     })
     // The repeated constant became a reference, the long value a patch of a few bytes.
     expect(streams[3].length).toBeLessThan(streams[0].length - 250)
+  })
+})
+
+describe('the cold index (chain/cold-index.ts)', () => {
+  it('finds every place a hash was added at, across growth and deletes, and nothing else', () => {
+    const index = new ColdIndex()
+    const hash = (n: number) => Uint8Array.from(createHash('sha256').update(`${n}`).digest())
+    for (let n = 0; n < 5000; n++) index.add(hash(n), n)
+    // Two places under one hash (a hash prefix two blocks share), one of them deleted later.
+    index.add(hash(7), 9999)
+    for (let n = 0; n < 5000; n += 3) index.delete(hash(n), n)
+    for (let n = 0; n < 5000; n++) {
+      const found = index.candidates(hash(n))
+      if (n % 3 === 0) expect(found).not.toContain(n)
+      else expect(found).toContain(n)
+    }
+    expect(index.candidates(hash(7)).sort()).toEqual([7, 9999])
+    index.delete(hash(7), 9999)
+    expect(index.candidates(hash(7))).toEqual([7])
+    // Adding after deletes reuses their slots and still finds everything.
+    for (let n = 0; n < 5000; n += 3) index.add(hash(n), n + 100_000)
+    for (let n = 0; n < 5000; n += 3) expect(index.candidates(hash(n))).toContain(n + 100_000)
+    expect(index.candidates(new Uint8Array(32).fill(0xee))).toEqual([])
   })
 })
