@@ -17,6 +17,7 @@ const UNITS = [
     ],
   ],
   ['SoladyAccount.sol', 'solady-account.ts', [['SoladyAccountFactory', 'soladyAccountFactory']]],
+  ['RuleBreaker.sol', 'rule-breaker.ts', [['RuleBreakerAccount', 'ruleBreakerAccount']]],
 ]
 
 // `solady/…` imports resolve in the solady package (the bundler tests' v0.7 account).

@@ -3,7 +3,7 @@
 // v0.7 solady account its factory deploys in the first op; estimate, send self-paid, wait for the
 // pre-confirmed receipt, read the op back by hash; a bad signature refused with ERC-7769's code and the
 // EntryPoint's AA reason, the node serving on.
-import { type Address, createWalletClient, http, parseEther } from 'viem'
+import { type Address, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
 import {
   type BundlerClient,
   createBundlerClient,
@@ -18,6 +18,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DEV_PAYMASTERS, PAYMASTER_DEPOSIT } from '../src/contracts/paymaster.js'
+import { ruleBreakerAccountAbi, ruleBreakerAccountBytecode } from './fixtures/rule-breaker.js'
 import { soladyAccountFactoryAbi, soladyAccountFactoryBytecode } from './fixtures/solady-account.js'
 import { type TestNode, useTestNode, waitForReceipt, waitForSealed } from './helpers.js'
 
@@ -217,7 +218,7 @@ describe('the built-in bundler (flashblocks profile)', () => {
       const hash = await sponsored().sendUserOperation({ account, calls: [{ to: RECIPIENT, value: 0n, data: '0x1234' }] })
       const receipt = await sponsored().waitForUserOperationReceipt({ hash, timeout: 20_000 })
       expect(receipt.success).toBe(true)
-      expect(receipt.paymaster.toLowerCase()).toBe(DEV_PAYMASTERS[0].address.toLowerCase())
+      expect(receipt.paymaster?.toLowerCase()).toBe(DEV_PAYMASTERS[0].address.toLowerCase())
       expect(await balance(node, account.address)).toBe(0n)
     }, 60_000)
 
@@ -229,7 +230,7 @@ describe('the built-in bundler (flashblocks profile)', () => {
       const hash = await sponsored().sendUserOperation({ account, authorization, calls: [{ to: RECIPIENT, data: '0x' }] })
       const receipt = await sponsored().waitForUserOperationReceipt({ hash, timeout: 20_000 })
       expect(receipt.success).toBe(true)
-      expect(receipt.paymaster.toLowerCase()).toBe(DEV_PAYMASTERS[1].address.toLowerCase())
+      expect(receipt.paymaster?.toLowerCase()).toBe(DEV_PAYMASTERS[1].address.toLowerCase())
       expect(await balance(node, owner.address)).toBe(0n)
     }, 60_000)
 
@@ -262,6 +263,53 @@ describe('the built-in bundler (base profile, 200 ms blocks)', () => {
     const { result } = await node.rpc('eth_getUserOperationByHash', [hash])
     expect(result.transactionHash).toBe(receipt.receipt.transactionHash)
     expect(BigInt(result.blockNumber)).toBe(receipt.receipt.blockNumber)
+  }, 60_000)
+})
+
+/** A RuleBreakerAccount with 1 ETH, and a v0.7 op from it whose signature's first byte picks its validation's behaviour. */
+async function ruleBreaker(node: TestNode) {
+  const hash = await node
+    .wallet(0)
+    .deployContract({ abi: ruleBreakerAccountAbi, bytecode: ruleBreakerAccountBytecode, value: parseEther('1') })
+  const sender = (await waitForReceipt(node, hash)).contractAddress as Address
+  const baseFee = (await node.publicClient.getBlock({ blockTag: 'pending' })).baseFeePerGas ?? 0n
+  return (mode: number, nonce = 0n) => ({
+    sender,
+    nonce: `0x${nonce.toString(16)}`,
+    callData: encodeFunctionData({ abi: ruleBreakerAccountAbi, functionName: 'execute', args: [RECIPIENT, 0n, '0x'] }),
+    callGasLimit: '0x30000',
+    verificationGasLimit: '0x60000',
+    preVerificationGas: '0x30000',
+    maxFeePerGas: `0x${(baseFee * 2n + 1_000_000_000n).toString(16)}`,
+    maxPriorityFeePerGas: '0x3b9aca00',
+    signature: `0x0${mode}`,
+  })
+}
+
+describe('ERC-7562 rules in validation', () => {
+  const node = useTestNode({}, { timeoutMs: 30_000 })
+
+  it('refuses a banned opcode and foreign storage with -32502 naming the rule; a clean op passes', async () => {
+    const op = await ruleBreaker(node)
+    const timestamp = await node.rpc('eth_sendUserOperation', [op(1), entryPoint07Address])
+    expect(timestamp.error.code).toBe(-32502)
+    expect(timestamp.error.message).toMatch(/account validation breaks ERC-7562 OP-011: TIMESTAMP/)
+    const storage = await node.rpc('eth_sendUserOperation', [op(2), entryPoint07Address])
+    expect(storage.error.code).toBe(-32502)
+    expect(storage.error.message).toMatch(/STO-021: SLOAD/)
+    const { result: hash } = await node.rpc('eth_sendUserOperation', [op(0), entryPoint07Address])
+    const client = bundlerFor(node)
+    expect((await client.waitForUserOperationReceipt({ hash, timeout: 20_000 })).success).toBe(true)
+  }, 60_000)
+})
+
+describe('ERC-7562 rules skipped (bundlerUnsafe, --bundler-unsafe)', () => {
+  const node = useTestNode({ bundlerUnsafe: true }, { timeoutMs: 30_000 })
+
+  it('accepts the op that reads TIMESTAMP in validation', async () => {
+    const op = await ruleBreaker(node)
+    const { result: hash } = await node.rpc('eth_sendUserOperation', [op(1), entryPoint07Address])
+    expect((await bundlerFor(node).waitForUserOperationReceipt({ hash, timeout: 20_000 })).success).toBe(true)
   }, 60_000)
 })
 

@@ -28,6 +28,7 @@ import type { TxPool } from './pool/pool.js'
 import type { ChainProfile } from './profile.js'
 import type { Persistence } from './storage/persistence.js'
 import type { StatePruner } from './storage/pruning.js'
+import { parseTraceConfig } from './tracing/config.js'
 import type { Debugger } from './tracing/debug.js'
 import type {
   BlockOverrides,
@@ -121,9 +122,14 @@ export class DevNode {
         tip: () => SUGGESTED_TIP,
         txGasCap: () => this.engine.txGasCap() ?? this.pendingGasLimit(),
         l1Fee: (tx) => (ctx.opStack ? l1Cost(ctx.opStack.current, fastLzSize(tx)).fee : 0n),
+        traceCall: (req, tracer, tracerConfig, stateOverrides) =>
+          this.debug.traceCall(req, { tag: 'pending' }, parseTraceConfig({ tracer, tracerConfig, timeout: '10s' }, 0, true), {
+            stateOverrides,
+          }),
         log: ctx.log,
       },
       bundlerAccount(this.options.mnemonic),
+      { unsafe: this.options.bundlerUnsafe },
     )
   }
 

@@ -98,6 +98,8 @@ export interface NodeOptions {
   allowRemoteReset?: boolean
   /** Serve the explorer page (docs/explorer.md) at GET / on the node's port (default true; --no-explorer). */
   explorer?: boolean
+  /** The built-in bundler skips ERC-7562's validation rules, as alto's and rundler's unsafe modes do (--bundler-unsafe). */
+  bundlerUnsafe?: boolean
   /** Print nothing (library default). */
   silent?: boolean
   /** Where log lines go when not silent. */
@@ -145,6 +147,7 @@ export const DEFAULTS: ResolvedOptions = {
   allowHosts: [],
   allowRemoteReset: true,
   explorer: true,
+  bundlerUnsafe: false,
   silent: true,
 }
 

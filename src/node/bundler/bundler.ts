@@ -7,13 +7,14 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import type { StateOverrides } from '../types.js'
 import type { BundlerAccount } from './account.js'
 import { ENTRY_POINTS, type EntryPoint, entryPointAt } from './entry-points.js'
-import { InvalidUserOpError } from './errors.js'
+import { InvalidUserOpError, OpcodeViolationError } from './errors.js'
 import { estimateUserOpGas, type GasEstimate, preVerificationGas } from './estimate.js'
 import { Mempool, type OpRecord } from './mempool.js'
 import type { BundlerParts } from './parts.js'
 import { DevPaymaster } from './paymaster.js'
 import { outcomeIn, type UserOpOutcome } from './receipt.js'
 import { refusal } from './revert.js'
+import { checkRules } from './rules.js'
 import { authorizationsOf, simulateBundle } from './simulate-bundle.js'
 import { gasLimitSum, handleOpsData, type UserOp, userOpHash } from './user-op.js'
 
@@ -40,6 +41,8 @@ export class Bundler {
   constructor(
     private readonly parts: BundlerParts,
     account: BundlerAccount,
+    /** unsafe: ERC-7562's rules are not checked (--bundler-unsafe). */
+    private readonly settings: { unsafe: boolean } = { unsafe: false },
   ) {
     this.signer = privateKeyToAccount(account.privateKey)
     this.paymaster = new DevPaymaster(parts)
@@ -88,11 +91,22 @@ export class Bundler {
       .filter((r) => r !== replaced)
     const failure = await simulateBundle(this.parts, entryPoint, [...ahead.map((r) => r.op), op], this.address)
     if (failure) throw refusal(failure.reason)
+    if (!this.settings.unsafe) await this.checkRules(entryPoint, [...ahead.map((r) => r.op), op])
     if (replaced) this.mempool.delete(replaced.hash)
     this.mempool.add({ hash, op, entryPoint, status: 'pending', receivedAt: performance.now() })
     this.parts.log(`user operation ${hash} from ${op.sender} accepted (EntryPoint v${entryPoint.version})`)
     if (this.mode === 'auto') void this.bundle()
     return hash
+  }
+
+  /** ERC-7562's rules; a trace that cannot run (a node fault, not the op's) is logged and the op let through, as unsafe mode would. */
+  private async checkRules(entryPoint: EntryPoint, ops: UserOp[]): Promise<void> {
+    try {
+      await checkRules(this.parts.traceCall, entryPoint, ops, this.address)
+    } catch (error) {
+      if (error instanceof OpcodeViolationError) throw error
+      this.parts.log(`bundler: ERC-7562 rules not checked (${(error as Error).message})`)
+    }
   }
 
   /** The fields the EntryPoint does not check but a bundler must (ERC-7769 -32602). */

@@ -24,3 +24,8 @@ export class ExecutionRevertedError extends NodeError {
 
 /** -32602: a field is missing or out of range, the EntryPoint is not served, or a replacement is underpriced. */
 export class InvalidUserOpError extends InvalidParamsError {}
+
+/** -32502: the op's validation breaks an ERC-7562 rule (a banned opcode, storage it may not touch). */
+export class OpcodeViolationError extends NodeError {
+  override readonly code: number = -32502
+}

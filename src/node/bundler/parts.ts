@@ -4,6 +4,9 @@
 import type { SimulatedCall } from '../execution/simulate/run.js'
 import type { CallRequest, IncludedTx, StateOverrides } from '../types.js'
 
+/** Runs a JS tracer over a call on the pre-confirmed state: the tracer's result. */
+export type TraceCall = (req: CallRequest, tracer: string, config: object, overrides?: StateOverrides) => Promise<unknown>
+
 export interface BundlerParts {
   chainId: bigint
   /** eth_call on the pre-confirmed state; a revert throws RevertError with its data. */
@@ -24,5 +27,7 @@ export interface BundlerParts {
   txGasCap(): bigint
   /** The L1 data fee (OP profiles) of a transaction whose signed bytes are `tx`; 0 elsewhere. */
   l1Fee(tx: Uint8Array): bigint
+  /** debug_traceCall with a JS tracer on the pre-confirmed state: the tracer's result. */
+  traceCall: TraceCall
   log(line: string): void
 }
