@@ -1,7 +1,9 @@
 // `pcnode start` as a user runs it (the built CLI): a start that fails says why and exits at once;
 // flags that make no sense are refused; the fault flags show in the banner and each injected fault
 // is logged; a fork's progress, banner and exit line; a state file's load and exit write, with
-// their progress, and a second Ctrl-C during the write.
+// their progress, and a second Ctrl-C during the write; the activity log (transactions with their
+// recipient, value and outcome, refused and dropped ones, anvil_reorg, console.log and hints, idle
+// blocks left out), its colours and its --quiet levels.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'

@@ -1,10 +1,11 @@
 // The explorer page the node serves at GET / (src/explorer/), in Debian's Chromium through Playwright, against a
 // real node: a new block arrives live; a transfer from a dev account is found through the search box and shows
 // its from, to, value and status; a reverted call shows its reason; a contract creation its created address, its
-// internal call and its logs; a pre-confirmation a fault dropped shows as dropped, with why; a 375 px phone screen
-// scrolls no sideways; the page logs no error and every request it makes goes to the node's own origin. With
-// PCNODE_SCREENSHOTS=1 it writes the screenshots docs/explorer.md shows (docs/img/explorer-*.png). With fetch: the page's headers (strict CSP), other GETs and POST JSON-RPC as before, and
-// `explorer: false` answering GET / with the old text.
+// internal call, its logs and state changes, and the contract's creator; a pre-confirmation a fault dropped shows
+// as dropped, with why; a 375 px phone screen scrolls no sideways; the page logs no error and every request it
+// makes goes to the node's own origin. With PCNODE_SCREENSHOTS=1 it writes the screenshots docs/explorer.md shows
+// (docs/img/explorer-*.png). With fetch: the page's headers (strict CSP), other GETs and POST JSON-RPC as before,
+// and `explorer: false` answering GET / with the old text.
 // Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -54,15 +55,24 @@ function creatorInitCode(target: Hex): Hex {
 const SHOTS = process.env.PCNODE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'img') : undefined
 
 /** A small PNG of the page's top (or of one element) at this viewport (device scale 1), for the docs; the viewport is put back. */
-async function screenshot(page: Page, name: string, width: number, height: number, only?: string): Promise<void> {
+async function screenshot(
+  page: Page,
+  name: string,
+  width: number,
+  height: number,
+  only?: { from: string; to: string },
+): Promise<void> {
   if (!SHOTS) return
   mkdirSync(SHOTS, { recursive: true })
   const before = page.viewportSize()
   await page.setViewportSize({ width, height })
   const path = join(SHOTS, `explorer-${name}.png`)
-  // `only`: that element alone (a long view), else the viewport.
-  if (only) await page.locator(only).screenshot({ path, animations: 'disabled' })
-  else await page.screenshot({ path, animations: 'disabled' })
+  // `only`: from the top of one element to the bottom of another (part of a long view), else the viewport.
+  const [top, bottom] = only
+    ? await Promise.all([page.locator(only.from).boundingBox(), page.locator(only.to).boundingBox()])
+    : []
+  const clip = top && bottom ? { x: top.x, y: top.y, width: top.width, height: bottom.y + bottom.height + 12 - top.y } : undefined
+  await page.screenshot({ path, animations: 'disabled', clip, fullPage: clip !== undefined })
   if (before) await page.setViewportSize(before)
 }
 
@@ -236,7 +246,7 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     expect(await page.textContent('[data-field="Status"]')).toMatch(/reverted$/)
   }, 90_000)
 
-  it('shows a contract creation with its internal call and its logs', async () => {
+  it('shows a contract creation with its internal call, its logs, its state changes and, on its address, its creator', async () => {
     const wallet = node.wallet(3)
     const from = node.accounts[3].address
     const nonce = await node.publicClient.getTransactionCount({ address: from, blockTag: 'pending' })
@@ -260,7 +270,21 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     const view = await waitForText('#view', /Logs \(2\)/)
     expect(view).toContain(keccak256(toHex('Made()')))
     expect(view).toContain(keccak256(toHex('Ping(address,bytes)')))
-    await screenshot(page, 'transaction', 640, 900, '#view')
+    await screenshot(page, 'transaction', 640, 900, { from: '#view', to: '#call-tree' })
+    // The state changes (prestateTracer diffMode): the new contract's code and the wei it passed on.
+    const rows = await page.$$eval('#state-diff li', (items) => items.map((li) => li.textContent ?? ''))
+    expect(rows.find((r) => r.startsWith(short(created)))).toMatch(/code 0 → 1 bytes/)
+    expect(rows.find((r) => r.startsWith(short(emitter)))).toMatch(/balance 0 ETH → 0\.000000000000000001 ETH/)
+    // The contract's page names its creator and the creating transaction (ots_getContractCreator), read
+    // at "latest": once the creation's block is sealed (the receipt above may be a pre-confirmation).
+    await poll(
+      () => node.publicClient.getCode({ address: created as Hex, blockTag: 'latest' }),
+      (code) => code !== undefined && code !== '0x',
+      { timeoutMs: 60_000, what: 'the sealed creation' },
+    )
+    await searchFor(created)
+    await waitForText('[data-field="Creator"]', new RegExp(`^${from}$`, 'i'))
+    expect(await page.textContent('[data-field="Created by"]')).toBe(short(hash))
   }, 90_000)
 
   it('shows a pre-confirmation a fault dropped as dropped, with where it was and why', async () => {

@@ -1,7 +1,9 @@
 // The explorer's script, second half: the block, transaction and address views and the page's start.
-// A transaction a fault dropped shows where it was pre-confirmed and why it went. A transaction shows pcnode_transactionStatus's name for where it is (when the node serves it) and the
-// receipt's outcome; a reverted one its reason from debug_traceTransaction's callTracer (geth's
-// `revertReason`), else from replaying it with eth_call; the call tree is the same callTracer answer.
+// A transaction shows pcnode_transactionStatus's name for where it is (when the node serves it) and
+// the receipt's outcome; a reverted one its reason from debug_traceTransaction's callTracer (geth's
+// `revertReason`), else from replaying it with eth_call; the call tree is the same callTracer answer,
+// the state changes prestateTracer's diffMode. One a fault dropped shows where it was pre-confirmed
+// and why it went. A contract's address names its creator (Otterscan's ots_getContractCreator).
 
 export const SCRIPT_VIEWS = `
 function go(hash) { if (location.hash === '#' + hash) route(); else location.hash = hash; }
@@ -45,6 +47,25 @@ async function revertReason(tx, receipt, trace) {
   return trace && trace.error ? trace.error : 'reverted without a reason';
 }
 
+/** prestateTracer diffMode: each touched account's balance, nonce, code and storage before → after. */
+function stateDiff(diff) {
+  var list = el('ul', { 'class': 'rows', id: 'state-diff' });
+  var pre = diff.pre || {}, post = diff.post || {};
+  Object.keys(Object.assign({}, pre, post)).sort().forEach(function (a) {
+    var b = pre[a] || {}, f = post[a] || {}, parts = [];
+    if (f.balance !== undefined && f.balance !== b.balance) parts.push('balance ' + eth(b.balance || '0x0') + ' → ' + eth(f.balance));
+    if (f.nonce !== undefined && f.nonce !== b.nonce) parts.push('nonce ' + (b.nonce || 0) + ' → ' + f.nonce);
+    if (f.code !== undefined && f.code !== b.code) parts.push('code ' + ((b.code || '0x').length - 2) / 2 + ' → ' + (f.code.length - 2) / 2 + ' bytes');
+    var slots = Object.assign({}, b.storage || {}, f.storage || {});
+    Object.keys(slots).sort().forEach(function (k) {
+      var before = (b.storage || {})[k], after = (f.storage || {})[k];
+      if (before !== after) parts.push('slot ' + short(k) + ': ' + (before ? short(before) : '0') + ' → ' + (after ? short(after) : '0'));
+    });
+    if (parts.length) list.appendChild(el('li', null, [link('address/' + a, short(a), 'mono'), el('span', null, [parts.join(' · ')])]));
+  });
+  return list;
+}
+
 var L1_FIELDS = [['L1 fee', 'l1Fee', eth], ['L1 gas used', 'l1GasUsed', dec], ['L1 gas price', 'l1GasPrice', gwei],
   ['L1 blob base fee', 'l1BlobBaseFee', gwei], ['L1 base fee scalar', 'l1BaseFeeScalar', dec], ['L1 blob base fee scalar', 'l1BlobBaseFeeScalar', dec]];
 
@@ -86,13 +107,19 @@ async function showTx(hash) {
     });
   }
   if (trace) { nodes.push(el('h3', null, ['Call tree'])); nodes.push(el('ul', { 'class': 'tree', id: 'call-tree' }, [callTree(trace)])); }
+  var diff = receipt ? await maybe('debug_traceTransaction', [hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]) : undefined;
+  if (diff) { nodes.push(el('h3', null, ['State changes'])); nodes.push(stateDiff(diff)); }
   show('Transaction', nodes);
 }
 
 async function showAddress(address) {
   var got = await Promise.all([rpc('eth_getBalance', [address, 'latest']), rpc('eth_getTransactionCount', [address, 'latest']), rpc('eth_getCode', [address, 'latest'])]);
+  // A contract's creator and creating transaction (ots_getContractCreator, null for an account).
+  var made = got[2] !== '0x' ? await maybe('ots_getContractCreator', [address]) : undefined;
   var nodes = [dl([['Address', el('code', null, [address])], ['Balance', eth(got[0])], ['Nonce', dec(got[1])],
-    ['Code size', ((got[2].length - 2) / 2) + ' bytes']])];
+    ['Code size', ((got[2].length - 2) / 2) + ' bytes'],
+    ['Creator', made ? link('address/' + made.creator, made.creator, 'mono') : undefined],
+    ['Created by', made ? link('tx/' + made.hash, short(made.hash), 'mono') : undefined]])];
   var history = await maybe('ots_searchTransactionsBefore', [address, 0, 10]);
   if (history) {
     var rows = el('ul', { 'class': 'rows' });
