@@ -10,6 +10,16 @@ import { startRpcServer } from './rpc/server.js'
 export type { AppContext, AppServerOptions, StartedAppServer, VerifyMode } from './app/server.js'
 export { type PcnodeChainOptions, pcnodeChain } from './chain.js'
 export type { DevAccount } from './node/accounts.js'
+export { activationRegistryAbi, b20Abi, b20FactoryAbi, policyRegistryAbi } from './node/b20/abi.js'
+export {
+  ACTIVATION_REGISTRY_ADDRESS,
+  B20_FACTORY_ADDRESS,
+  B20_FEATURES,
+  B20_VARIANT,
+  b20Address,
+  DEV_ACTIVATION_ADMIN,
+  POLICY_REGISTRY_ADDRESS,
+} from './node/b20/addresses.js'
 export type { ForkStats } from './node/fork/fork.js'
 export type { ForkOptions, UpstreamOptions } from './node/fork/options.js'
 export type { NodeOptions } from './node/options.js'

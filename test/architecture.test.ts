@@ -84,6 +84,7 @@ const LAYERS: readonly (string | readonly string[])[] = [
   'src/node/hints.ts',
   'src/node/pool/',
   'src/node/opstack/',
+  'src/node/b20/',
   'src/node/sequencer/',
   'src/node/admission/',
   'src/node/snapshot.ts',

@@ -11,6 +11,7 @@ import { createVM, type VM } from '@ethereumjs/vm'
 import type { CallRequest, HeaderFields, TxRecord, Withdrawal } from '../types.js'
 import { commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
 import { absentHeaderFields, BlockEnv, HeaderView, withdrawalRaw } from './header.js'
+import { installB20Code } from './hooks/b20-code.js'
 import { type DepositInput, decodeDeposit, depositRecord, encodeDeposit } from './opstack/deposit.js'
 import { SerialQueue } from './queue.js'
 import { DEPOSIT_TX_TYPE } from './receipts.js'
@@ -111,6 +112,7 @@ export class Engine {
     const blockHashes = new BlockHashes()
     const vm = await createVM({ common, stateManager: state, blockchain: blockHashes })
     await installFastInterpreter(vm)
+    installB20Code(vm)
     const engine = new Engine(common, state, nodes, vm, blockHashes, keccak, genesisFile)
     await selfCheck(engine)
     return engine
@@ -218,6 +220,7 @@ export class Engine {
       createVM({ common: this.common, stateManager: sm, blockchain: this.blockHashes }),
     )
     await installFastInterpreter(vm)
+    installB20Code(vm)
     return new ExecView(vm, this.common, () => this.consoleLog)
   }
 

@@ -1,0 +1,82 @@
+// Base's Beryl precompiles as code the EVM runs. On Base the B20Factory, the ActivationRegistry, the
+// PolicyRegistry and every B20 token are native code behind accounts holding the one-byte marker
+// 0xef (base/docs specifications/b20/architecture: "state lives in the precompile's own account").
+// Here such an account runs pcnode's Solidity implementation of it (contracts/B20*.sol, Base's
+// ERC-7201 storage layout) in place of the marker: ethereumjs' `_loadCode` loads the account's code
+// for every call, so wrapping it swaps the code while storage, gas, logs, reverts, caller, value and
+// static context stay the EVM's own. A token account gets its marker when the factory first calls
+// its fresh address (createB20's set_code). Only state decides: a chain without the markers (every
+// chain but an OP one with Beryl) runs as before.
+import type { VM } from '@ethereumjs/vm'
+import { B20ActivationRegistry, B20Factory, B20PolicyRegistry, B20Token } from '../../../contracts/artifacts.js'
+
+/** EIP-3541's reserved first byte: no CREATE can leave it, so only the chain itself places it. */
+export const B20_MARKER = Uint8Array.of(0xef)
+
+const hex = (code: string) => new Uint8Array(Buffer.from(code.slice(2), 'hex'))
+
+const FACTORY = 'b20f000000000000000000000000000000000000'
+const SINGLETONS = new Map<string, Uint8Array>([
+  [FACTORY, hex(B20Factory.deployedBytecode)],
+  ['8453000000000000000000000000000000000001', hex(B20ActivationRegistry.deployedBytecode)],
+  ['8453000000000000000000000000000000000002', hex(B20PolicyRegistry.deployedBytecode)],
+])
+const TOKEN = hex(B20Token.deployedBytecode)
+
+/** 0xB2, nine zero bytes, a known variant (ASSET 0, STABLECOIN 1): base/base b20_factory variant.rs. */
+export function isB20TokenAddress(address: Uint8Array): boolean {
+  if (address[0] !== 0xb2 || address[10] > 1) return false
+  for (let i = 1; i < 10; i++) if (address[i] !== 0) return false
+  return true
+}
+
+interface Message {
+  code?: Uint8Array | ((...args: never[]) => unknown)
+  isCompiled?: boolean
+  codeAddress: { bytes: Uint8Array }
+  to?: { bytes: Uint8Array }
+  caller: { bytes: Uint8Array }
+  delegatecall?: boolean
+  isStatic?: boolean
+}
+/** The slice of ethereumjs' EVM (10.1.3, private) the hook wraps. */
+interface EvmShape {
+  _loadCode(message: Message): Promise<void>
+  stateManager: { putCode(address: unknown, code: Uint8Array): Promise<void> }
+}
+
+const hexOf = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
+const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i])
+
+/** Wraps `vm`'s code loading as the header says; throws when ethereumjs' shape has moved. */
+export function installB20Code(vm: VM): void {
+  const evm = vm.evm as unknown as EvmShape
+  if (typeof evm._loadCode !== 'function') throw new Error('ethereumjs EVM has no _loadCode: the B20 hook needs updating')
+  const load = evm._loadCode.bind(evm)
+  evm._loadCode = async (message: Message) => {
+    const preset = message.code !== undefined
+    await load(message)
+    if (preset || message.isCompiled || typeof message.code === 'function' || !message.code) return
+    const code = message.code
+    const address = message.codeAddress.bytes
+    if (code.length === 1 && code[0] === 0xef) {
+      const implementation = SINGLETONS.get(hexOf(address)) ?? (isB20TokenAddress(address) ? TOKEN : undefined)
+      if (implementation) message.code = implementation
+      return
+    }
+    // createB20: the factory's first call to a fresh token address (a plain call, not static)
+    // writes the marker, inside the factory's frame so its revert undoes it.
+    if (
+      code.length === 0 &&
+      isB20TokenAddress(address) &&
+      !message.delegatecall &&
+      !message.isStatic &&
+      hexOf(message.caller.bytes) === FACTORY &&
+      message.to !== undefined &&
+      same(message.to.bytes, address)
+    ) {
+      await evm.stateManager.putCode(message.codeAddress, B20_MARKER)
+      message.code = TOKEN
+    }
+  }
+}
