@@ -54,6 +54,7 @@ export type StartFlags = Required<Pick<NodeOptions, (typeof AS_OPTIONS)[number]>
     remoteReset: boolean
     /** --no-explorer: explorer. */
     explorer: boolean
+    bundlerUnsafe?: boolean
     silent?: boolean
     /** -q, -qq: how many times given (LogLevel). */
     quiet: number
@@ -91,6 +92,7 @@ export function nodeOptions(flags: StartFlags, quiet: boolean): NodeOptions {
     allowHosts: flags.allowHost,
     allowRemoteReset: flags.remoteReset,
     explorer: flags.explorer,
+    bundlerUnsafe: flags.bundlerUnsafe === true,
     silent: quiet, // the library stays silent by default; the CLI shows hints and console.log
     logger: (line) => console.error(line),
   }
