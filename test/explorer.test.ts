@@ -2,17 +2,30 @@
 // real node: a new block arrives live; a transfer from a dev account is found through the search box and shows
 // its from, to, value and status; a reverted call shows its reason; a contract creation its created address, its
 // internal call, its logs and state changes, and the contract's creator; a pre-confirmation a fault dropped shows
-// as dropped, with why; a 375 px phone screen scrolls no sideways; the page logs no error and every request it
-// makes goes to the node's own origin. With PCNODE_SCREENSHOTS=1 it writes the screenshots docs/explorer.md shows
-// (docs/img/explorer-*.png). With fetch: the page's headers (strict CSP), other GETs and POST JSON-RPC as before,
-// and `explorer: false` answering GET / with the old text.
+// as dropped, with why; a user operation is found by its hash; a 375 px phone screen scrolls no sideways; the
+// page logs no error and every request it makes goes to the node's own origin. With PCNODE_SCREENSHOTS=1 it
+// writes the screenshots docs/explorer.md shows (docs/img/explorer-*.png). With fetch: the page's headers
+// (strict CSP), other GETs and POST JSON-RPC as before, and `explorer: false` answering GET / with the old text.
 // Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { concat, encodeErrorResult, getContractAddress, type Hex, keccak256, parseAbi, parseEther, toHex } from 'viem'
+import {
+  concat,
+  createWalletClient,
+  encodeErrorResult,
+  getContractAddress,
+  type Hex,
+  http,
+  keccak256,
+  parseAbi,
+  parseEther,
+  toHex,
+} from 'viem'
+import { createBundlerClient, toSimple7702SmartAccount } from 'viem/account-abstraction'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText as waitForPageText } from './chromium.js'
 import { ROOT } from './cli.js'
@@ -305,6 +318,34 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     expect(await page.textContent('[data-field="Reason"]')).toMatch(/^left out as block \d+ sealed \(drop rate 1, seed 1\)$/)
     expect(await page.textContent('[data-field="Pre-confirmed in"]')).toMatch(/^#\d+$/)
     expect(await page.textContent('[data-field="Afterwards"]')).toBe('discarded')
+  }, 90_000)
+
+  it("finds a user operation by its hash and shows its sender, nonce and bundle (the node's bundler)", async () => {
+    // A fresh EOA that delegates to EntryPoint v0.8's Simple7702Account in its first op.
+    const owner = privateKeyToAccount(generatePrivateKey())
+    await node.publicClient.waitForTransactionReceipt({
+      hash: await node.wallet(6).sendTransaction({ to: owner.address, value: parseEther('1') }),
+    })
+    const account = await toSimple7702SmartAccount({ client: node.publicClient, owner })
+    const wallet = createWalletClient({ account: owner, chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }) })
+    const authorization = await wallet.signAuthorization({ contractAddress: '0xe6Cae83BdE06E4c305530e199D7217f42808555B' })
+    const bundler = createBundlerClient({
+      client: node.publicClient,
+      transport: http(node.rpcUrl, { retryCount: 0 }),
+      pollingInterval: 50,
+    })
+    const op = await bundler.sendUserOperation({ account, authorization, calls: [{ to: node.accounts[7].address, value: 5n }] })
+    const receipt = await bundler.waitForUserOperationReceipt({ hash: op, timeout: 60_000 })
+    expect(receipt.success).toBe(true)
+    await searchFor(op)
+    await waitForText('[data-field="Sender"]', new RegExp(`^${owner.address}$`, 'i'))
+    expect(await page.textContent('[data-field="Status"]')).toBe('success')
+    expect(await page.textContent('[data-field="Nonce"]')).toBe(String(receipt.nonce))
+    const bundle = receipt.receipt.transactionHash
+    expect(await page.textContent('[data-field="Bundle"]')).toBe(`${bundle.slice(0, 10)}…${bundle.slice(-8)}`)
+    // The bundle's link leads to the transaction that carried it.
+    await page.click('[data-field="Bundle"] a')
+    await waitForText('[data-field="Hash"]', new RegExp(`^${bundle}$`))
   }, 90_000)
 
   it('finds a block by number and fits a 375 px screen without horizontal scroll', async () => {

@@ -23,7 +23,7 @@ export const EXPLORER_HTML = `<!doctype html>
   <h1>pcnode explorer <small id="chain"></small> <small id="live">connecting…</small></h1>
   <form id="search" role="search">
     <input id="q" name="q" autocomplete="off" spellcheck="false" aria-label="Search"
-      placeholder="Block number or hash, transaction hash, address">
+      placeholder="Block number or hash, transaction or user-operation hash, address">
     <button type="submit">Search</button>
   </form>
   <section id="view" hidden aria-live="polite"></section>

@@ -1,6 +1,6 @@
 // The explorer's script, first half: a JSON-RPC client of the node's own origin (fetch POST and one
 // WebSocket), DOM and number helpers, the live feed (newHeads, and under the flashblocks profile newFlashblocks
-// in its raw payload form) and the router (#block/…, #tx/…, #address/… and the search box).
+// in its raw payload form) and the router (#block/…, #tx/…, #address/…, #userop/… and the search box).
 // Plain browser JavaScript kept as a string: it runs inline under the page's hash-pinned CSP.
 
 export const SCRIPT_CORE = String.raw`
@@ -129,7 +129,7 @@ function connect() {
 function route() {
   var parts = location.hash.slice(1).split('/');
   var kind = parts[0], arg = parts[1];
-  var run = kind === 'tx' ? showTx : kind === 'address' ? showAddress : kind === 'block' ? showBlock : undefined;
+  var run = kind === 'tx' ? showTx : kind === 'address' ? showAddress : kind === 'block' ? showBlock : kind === 'userop' ? showUserOp : undefined;
   if (!run || !arg) { document.getElementById('view').hidden = true; return; }
   show('Loading…', []);
   run(arg).catch(function (e) { show('Not found', [el('p', { 'class': 'bad' }, [String(e && e.message || e)])]); });
@@ -143,7 +143,8 @@ async function search(q) {
     if (await rpc('eth_getBlockByHash', [q, false])) { go('block/' + q); return; }
     var st = await maybe('pcnode_transactionStatus', [q]);
     if (st && st.status === 'dropped') { go('tx/' + q); return; }
-    show('Not found', [el('p', null, ['No transaction or block has the hash ' + q + '.'])]);
+    if (await maybe('eth_getUserOperationByHash', [q])) { go('userop/' + q); return; }
+    show('Not found', [el('p', null, ['No transaction, block or user operation has the hash ' + q + '.'])]);
     return;
   }
   show('Not understood', [el('p', null, ['Give a block number, a block or transaction hash (0x + 64 hex digits) or an address (0x + 40).'])]);

@@ -3,7 +3,8 @@
 // the receipt's outcome; a reverted one its reason from debug_traceTransaction's callTracer (geth's
 // `revertReason`), else from replaying it with eth_call; the call tree is the same callTracer answer,
 // the state changes prestateTracer's diffMode. One a fault dropped shows where it was pre-confirmed
-// and why it went. A contract's address names its creator (Otterscan's ots_getContractCreator).
+// and why it went. A contract's address names its creator (Otterscan's ots_getContractCreator). A
+// user operation (ERC-4337, the node's bundler) shows its sender, nonce, EntryPoint and bundle.
 
 export const SCRIPT_VIEWS = `
 function go(hash) { if (location.hash === '#' + hash) route(); else location.hash = hash; }
@@ -110,6 +111,21 @@ async function showTx(hash) {
   var diff = receipt ? await maybe('debug_traceTransaction', [hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]) : undefined;
   if (diff) { nodes.push(el('h3', null, ['State changes'])); nodes.push(stateDiff(diff)); }
   show('Transaction', nodes);
+}
+
+/** An ERC-4337 user operation the node's bundler took (eth_getUserOperationByHash / …Receipt). */
+async function showUserOp(hash) {
+  var found = await rpc('eth_getUserOperationByHash', [hash]);
+  if (!found) throw new Error('No user operation ' + hash + '.');
+  var receipt = await maybe('eth_getUserOperationReceipt', [hash]);
+  var op = found.userOperation;
+  var status = receipt ? el('span', { 'class': receipt.success ? 'ok' : 'bad' }, [receipt.success ? 'success' : 'reverted' + (receipt.reason && receipt.reason !== '0x' ? ': ' + receipt.reason : '')]) : 'waiting for its bundle';
+  show('User operation', [dl([['Hash', el('code', null, [hash])], ['Status', status],
+    ['Sender', link('address/' + op.sender, op.sender, 'mono')], ['Nonce', dec(op.nonce)],
+    ['EntryPoint', link('address/' + found.entryPoint, found.entryPoint, 'mono')],
+    ['Bundle', found.transactionHash ? link('tx/' + found.transactionHash, short(found.transactionHash), 'mono') : undefined],
+    ['Block', found.blockNumber ? link('block/' + dec(found.blockNumber), '#' + dec(found.blockNumber)) : undefined],
+    ['Gas cost', receipt ? eth(receipt.actualGasCost) : undefined]])]);
 }
 
 async function showAddress(address) {
