@@ -7,8 +7,8 @@
 // included), enter/exit for every frame but the transaction's, whose values go into ctx. The
 // tracer's code runs in a worker thread (remote-sandbox.ts): a call answered at once keeps the
 // trace synchronous; one that takes longer is awaited, and the serial queue is lent to the block
-// producer meanwhile (ctx.lendQueue). While a tracer with a step() runs, the event loop gets a turn
-// every few tens of milliseconds, so other clients are answered during a long trace.
+// producer meanwhile (ctx.lendQueue). While the traced code runs, the event loop gets a turn every
+// few tens of milliseconds, so other clients are answered during a long trace.
 import type { StepInfo, TraceFrame, TraceFrameEnd } from '../engine/index.js'
 import { NodeError } from '../errors.js'
 import { contractAddress, create2Address } from './addresses.js'
@@ -169,14 +169,16 @@ export class JsTracer implements Tracer {
   private step(step: StepInfo): void | Promise<void> {
     const scope = this.scopes.at(-1)
     if (scope) scope.last = step
-    if (!this.shape.step || this.failure) return
-    const warm = this.prefetch(step)
+    const traced = this.shape.step && !this.failure
+    const warm = traced ? this.prefetch(step) : undefined
+    // Also without a step() to call: a long execution is promise turns that never reach the event loop.
     const now = performance.now()
     if (now - this.lastYield > YIELD_EVERY_MS) {
       this.lastYield = now
       const turn = this.lend(new Promise<void>((resolve) => setImmediate(resolve)))
-      return (warm ? Promise.all([warm, turn]) : turn).then(() => this.runStep(step))
+      return (warm ? Promise.all([warm, turn]) : turn).then(() => (traced ? this.runStep(step) : undefined))
     }
+    if (!traced) return
     if (warm) return warm.then(() => this.runStep(step))
     return this.runStep(step)
   }

@@ -17,15 +17,23 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, threadId, Worke
 import { opName } from '../engine/index.js'
 import type { HostBridge } from './js-sandbox.js'
 import {
+  KIND_TO_MAIN,
+  KIND_TO_WORKER,
+  ON_PORT,
   type Reply,
   type Request,
   type SandboxSources,
   SandboxThrew,
   SandboxTimedOut,
+  SHARED_BYTES,
+  SHARED_DONE,
+  SHARED_FAULT,
+  SHARED_STEP,
   type StepScalars,
   TO_MAIN,
   TO_WORKER,
   type WorkerSetup,
+  waitPast,
 } from './sandbox-protocol.js'
 
 /** How long a call may hold the node's thread waiting in place before it is awaited instead. */
@@ -86,7 +94,11 @@ function workerEntry(): Promise<URL> {
 
 /** One worker thread and its end of the channel. */
 class SandboxThread {
-  readonly flags = new Int32Array(new SharedArrayBuffer(8))
+  private readonly shared = new SharedArrayBuffer(SHARED_BYTES)
+  readonly flags = new Int32Array(this.shared, 0, 4)
+  private readonly scalars = new Float64Array(this.shared, 16, 7)
+  /** The worker's messages taken so far. */
+  seen = 0
   dead = false
   readonly ended: Promise<void>
   private readonly worker: Worker
@@ -95,7 +107,7 @@ class SandboxThread {
   constructor(url: URL) {
     const { port1, port2 } = new MessageChannel()
     this.port = port1
-    const setup: WorkerSetup = { port: port2, flags: this.flags, sources: sandboxSources() }
+    const setup: WorkerSetup = { port: port2, shared: this.shared, sources: sandboxSources() }
     this.worker = new Worker(url, {
       workerData: setup,
       transferList: [port2],
@@ -115,19 +127,31 @@ class SandboxThread {
   }
 
   post(request: Request): void {
-    this.port.postMessage(request)
+    if ((request.op === 'step' || request.op === 'fault') && request.top === undefined && request.s.error === undefined) {
+      const { s } = request
+      const v = this.scalars
+      v[0] = s.pc
+      v[1] = s.gas
+      v[2] = s.cost
+      v[3] = s.depth
+      v[4] = s.refund
+      v[5] = s.op
+      v[6] = s.stackLength
+      Atomics.store(this.flags, KIND_TO_WORKER, request.op === 'step' ? SHARED_STEP : SHARED_FAULT)
+    } else {
+      Atomics.store(this.flags, KIND_TO_WORKER, ON_PORT)
+      this.port.postMessage(request)
+    }
     Atomics.add(this.flags, TO_WORKER, 1)
     Atomics.notify(this.flags, TO_WORKER)
   }
 
-  /** The worker's next message, if it has sent one. Read the counter first (`count`) and wait on
-   * that: a message posted after the look moves it, and a stale wake-up finds no message. */
+  /** The worker's next message, if it has sent one. */
   take(): Reply | undefined {
+    if (Atomics.load(this.flags, TO_MAIN) === this.seen) return undefined
+    this.seen++
+    if (Atomics.load(this.flags, KIND_TO_MAIN) === SHARED_DONE) return DONE
     return receiveMessageOnPort(this.port)?.message as Reply | undefined
-  }
-
-  count(): number {
-    return Atomics.load(this.flags, TO_MAIN)
   }
 
   kill(): void {
@@ -161,7 +185,12 @@ export class RemoteSandbox {
     while (thread?.dead) thread = idle.pop()
     thread ??= new SandboxThread(await workerEntry())
     const sandbox = new RemoteSandbox(thread, bridge, deadline)
-    await sandbox.call({ op: 'create', remainingMs: deadline() - performance.now() })
+    try {
+      await sandbox.call({ op: 'create', remainingMs: deadline() - performance.now() })
+    } catch (error) {
+      sandbox.dispose()
+      throw error
+    }
     return sandbox
   }
 
@@ -203,7 +232,6 @@ export class RemoteSandbox {
     this.thread.post(request)
     const until = performance.now() + WAIT_IN_PLACE_MS
     for (;;) {
-      const count = this.thread.count()
       const reply = this.thread.take()
       if (reply && !this.answer(reply)) {
         this.busy = false
@@ -211,8 +239,7 @@ export class RemoteSandbox {
       }
       if (reply) continue
       const left = until - performance.now()
-      if (left <= 0) return this.awaitReply().then(outcome)
-      Atomics.wait(this.thread.flags, TO_MAIN, count, left)
+      if (left <= 0 || !waitPast(this.thread.flags, TO_MAIN, this.thread.seen, left)) return this.awaitReply().then(outcome)
     }
   }
 
@@ -221,7 +248,6 @@ export class RemoteSandbox {
     const { thread } = this
     try {
       for (;;) {
-        const count = thread.count()
         const reply = thread.take()
         if (reply && !this.answer(reply)) return reply
         if (reply) continue
@@ -231,7 +257,7 @@ export class RemoteSandbox {
           thread.kill()
           throw new SandboxTimedOut('execution timeout')
         }
-        const waiting = waitAsync(thread.flags, TO_MAIN, count, left)
+        const waiting = waitAsync(thread.flags, TO_MAIN, thread.seen, left)
         if (waiting.async) await Promise.race([waiting.value, thread.ended])
       }
     } finally {
@@ -247,6 +273,8 @@ export class RemoteSandbox {
     return true
   }
 }
+
+const DONE: Reply = { k: 'done' }
 
 /** Answered at once, or later. */
 export type Answer<T> = T | Promise<T>

@@ -1,14 +1,37 @@
 // What the main thread and the JS tracers' worker thread (sandbox-worker.ts) say to each other, and
-// how: messages on a MessagePort, each announced by a counter in shared memory that the other side
-// waits on with Atomics.wait, then takes with receiveMessageOnPort. So the worker answers a step
+// how: each message is announced by a counter in shared memory that the other side waits on with
+// Atomics.wait; it is a MessagePort message (taken with receiveMessageOnPort) or, for the hot path,
+// a step and its bare "done" written in the shared memory itself. So the worker answers a step
 // while the main thread blocks for it (briefly: remote-sandbox.ts), and the main thread answers the
 // worker's host reads while the worker blocks inside the tracer's call. Strictly one message
-// outstanding each way; only primitives cross.
+// outstanding at a time; only primitives cross.
 import type { MessagePort } from 'node:worker_threads'
 
-/** The counters' slots in the shared Int32Array. */
+/** Int32 slots: the counters, and what the last announced message is. */
 export const TO_WORKER = 0
 export const TO_MAIN = 1
+export const KIND_TO_WORKER = 2
+export const KIND_TO_MAIN = 3
+/** Message kinds: on the port, or a step / fault / "done" in the shared memory. */
+export const ON_PORT = 0
+export const SHARED_STEP = 1
+export const SHARED_FAULT = 2
+export const SHARED_DONE = 3
+/** The shared memory: 4 Int32 slots, then the step's scalars as Float64 (pc, gas, cost, depth,
+ * refund, op, stackLength). */
+export const SHARED_BYTES = 16 + 7 * 8
+
+/** Waits until the counter at `index` has moved past `seen` (no busy polling: on a loaded machine
+ * it takes the core the other thread needs); false when `timeoutMs` ran out first. */
+export function waitPast(flags: Int32Array, index: number, seen: number, timeoutMs = Number.POSITIVE_INFINITY): boolean {
+  const until = performance.now() + timeoutMs
+  for (;;) {
+    if (Atomics.load(flags, index) !== seen) return true
+    const left = until - performance.now()
+    if (left <= 0) return false
+    Atomics.wait(flags, index, seen, left)
+  }
+}
 
 export type Primitive = string | number | boolean | undefined
 
@@ -34,7 +57,7 @@ export interface SandboxSources {
 
 export interface WorkerSetup {
   port: MessagePort
-  flags: Int32Array
+  shared: SharedArrayBuffer
   sources: SandboxSources
 }
 

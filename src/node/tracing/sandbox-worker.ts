@@ -5,30 +5,45 @@
 import { receiveMessageOnPort, workerData } from 'node:worker_threads'
 import { type HostBridge, JsSandbox } from './js-sandbox.js'
 import {
+  KIND_TO_MAIN,
+  KIND_TO_WORKER,
+  ON_PORT,
   type Primitive,
   type Reply,
   type Request,
   SandboxThrew,
   SandboxTimedOut,
+  SHARED_DONE,
+  SHARED_STEP,
   TO_MAIN,
   TO_WORKER,
   type WorkerSetup,
+  waitPast,
 } from './sandbox-protocol.js'
 
-const { port, flags, sources } = workerData as WorkerSetup
-/** Blocks until the main thread's next message. (The counter is read before the port: a message
- * posted after the look finds the counter moved, and a stale wake-up finds no message.) */
+const { port, shared, sources } = workerData as WorkerSetup
+const flags = new Int32Array(shared, 0, 4)
+const scalars = new Float64Array(shared, 16, 7)
+/** Messages taken so far. */
+let seen = 0
+
+/** Blocks until the main thread's next message. */
 function next(): Request {
-  for (;;) {
-    const count = Atomics.load(flags, TO_WORKER)
-    const received = receiveMessageOnPort(port)
-    if (received) return received.message as Request
-    Atomics.wait(flags, TO_WORKER, count)
-  }
+  waitPast(flags, TO_WORKER, seen)
+  seen++
+  const kind = Atomics.load(flags, KIND_TO_WORKER)
+  if (kind === ON_PORT) return receiveMessageOnPort(port)?.message as Request
+  const [pc, gas, cost, depth, refund, op, stackLength] = scalars
+  return { op: kind === SHARED_STEP ? 'step' : 'fault', s: { pc, gas, cost, depth, refund, op, stackLength } }
 }
 
 function send(reply: Reply): void {
-  port.postMessage(reply)
+  if (reply.k === 'done' && reply.shape === undefined && reply.json === undefined) {
+    Atomics.store(flags, KIND_TO_MAIN, SHARED_DONE)
+  } else {
+    Atomics.store(flags, KIND_TO_MAIN, ON_PORT)
+    port.postMessage(reply)
+  }
   Atomics.add(flags, TO_MAIN, 1)
   Atomics.notify(flags, TO_MAIN)
 }
