@@ -30,7 +30,7 @@ import {
   POLICY_REGISTRY_ADDRESS,
   policyRegistryAbi,
 } from '../src/index.js'
-import { useTestNode, waitForSealed } from './helpers.js'
+import { startTestNode, useTestNode, waitForSealed } from './helpers.js'
 
 const ASSET = 0
 const STABLECOIN = 1
@@ -407,6 +407,17 @@ describe('B20 precompiles (profile base)', () => {
     const trace = await node.rpc('debug_traceCall', [{ from: a, to: token, data: transfer }, 'latest', { tracer: 'callTracer' }])
     expect(trace.result).toMatchObject({ type: 'CALL', to: token.toLowerCase(), input: transfer })
     expect(trace.result.output).toBe(pad('0x01'))
+    // prestateTracer shows the token's storage the transfer touched (its balance slot among them).
+    const pre = await node.rpc('debug_traceCall', [
+      { from: a, to: token, data: transfer },
+      'latest',
+      { tracer: 'prestateTracer' },
+    ])
+    expect(Object.keys(pre.result[token.toLowerCase()].storage)).toContain(balanceSlot(a))
+    expect(pre.result[token.toLowerCase()].code).toBe('0xef')
+    // Value sent to a nonpayable function: NonPayable().
+    const paid = await node.rpc('eth_call', [{ from: a, to: token, data: transfer, value: '0x1' }, 'latest'])
+    expect(paid.error.data).toBe('0x6fb1b0e9')
     // A STATICCALL into the token's transfer from a contract fails (the EVM's static rule).
     // Runtime: STATICCALL(gas, token, 0, len, 0, 32) over the calldata copied to memory; return success.
     const len = (transfer.length - 2) / 2
@@ -458,6 +469,30 @@ describe('B20 precompiles (profile base)', () => {
     expect((await node.publicClient.call({ account: other, to: B20_FACTORY_ADDRESS, data: create })).data).toBe(
       pad(b20Address(ASSET, other, salt(50))).toLowerCase(),
     )
+  })
+
+  it('answers the same on a fork of the chain, and a token keeps working there', async () => {
+    const [a, b] = [0, 1].map((i) => node.accounts[i].address as Address)
+    const token = b20Address(ASSET, a, salt(3))
+    const balance = (client: typeof node.publicClient, holder: Address) =>
+      client.readContract({ address: token, abi: b20Abi, functionName: 'balanceOf', args: [holder] })
+    const before = [await balance(node.publicClient, a), await balance(node.publicClient, b)]
+    const fork = await startTestNode({ profile: 'base', fork: { url: node.rpcUrl } })
+    try {
+      expect([await balance(fork.publicClient, a), await balance(fork.publicClient, b)]).toEqual(before)
+      expect(await fork.publicClient.getStorageAt({ address: token, slot: balanceSlot(a) })).toBe(
+        await node.publicClient.getStorageAt({ address: token, slot: balanceSlot(a) }),
+      )
+      const hash = await fork.wallet(0).sendTransaction({
+        to: token,
+        data: encodeFunctionData({ abi: b20Abi, functionName: 'transfer', args: [b, 5n] }),
+        gas: 500_000n,
+      })
+      expect((await waitForSealed(fork, hash)).status).toBe('success')
+      expect(await balance(fork.publicClient, b)).toBe(before[1] + 5n)
+    } finally {
+      await fork.stop()
+    }
   })
 })
 
