@@ -184,6 +184,23 @@ describe('the built-in bundler (flashblocks profile)', () => {
     }
   }, 60_000)
 
+  it('takes the same op again after evm_revert removed its bundle', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const account = await toSoladySmartAccount({ client: node.publicClient, owner, factoryAddress: factory, salt: '0x06' })
+    await fund(node, account.address, '1')
+    const client = bundlerFor(node)
+    const op = await client.prepareUserOperation({ account, calls: [{ to: RECIPIENT, value: 1n }] })
+    const body = rpcOp({ ...op, signature: await account.signUserOperation(op) })
+    const { result: snapshot } = await node.rpc('evm_snapshot')
+    const { result: hash } = await node.rpc('eth_sendUserOperation', [body, entryPoint07Address])
+    await client.waitForUserOperationReceipt({ hash, timeout: 20_000 })
+    expect((await node.rpc('evm_revert', [snapshot])).result).toBe(true)
+    expect((await node.rpc('eth_getUserOperationReceipt', [hash])).result).toBe(null)
+    const again = await node.rpc('eth_sendUserOperation', [body, entryPoint07Address])
+    expect(again.result).toBe(hash)
+    expect((await client.waitForUserOperationReceipt({ hash, timeout: 20_000 })).success).toBe(true)
+  }, 60_000)
+
   it('pays the bundles from an account funded at genesis', async () => {
     const address = node.node.bundler.address
     expect(await node.publicClient.getBalance({ address })).toBeGreaterThan(parseEther('1'))

@@ -117,7 +117,7 @@ export class DevNode {
         nonce: (address) => this.getTransactionCount(address, { tag: 'pending' }),
         sendRawTransaction: (raw) => this.sendRawTransaction(raw),
         receipt: (hash) => this.getReceipt(hash),
-        pooled: (hash) => this.isPooled(hash),
+        waiting: (hash) => this.isPooled(hash) || this.chain.getTx(hash) !== undefined,
         baseFee: () => this.pendingBaseFee(),
         tip: () => SUGGESTED_TIP,
         txGasCap: () => this.engine.txGasCap() ?? this.pendingGasLimit(),

@@ -83,6 +83,7 @@ export class Bundler {
     const entryPoint = await this.served(entryPointAddress)
     this.checkFields(entryPoint, op)
     const hash = userOpHash(this.parts.chainId, entryPoint, op)
+    this.forgetVanishedBundles()
     const known = this.mempool.get(hash)
     if (known && known.status !== 'failed') throw new InvalidUserOpError(`user operation ${hash} is already known`)
     const replaced = this.mempool.replaced(entryPoint, op)
@@ -130,6 +131,18 @@ export class Bundler {
       throw new InvalidUserOpError(
         `the op's gas limits add up to ${gasLimitSum(op)}, more than a transaction may carry (${this.parts.txGasCap()})`,
       )
+    }
+  }
+
+  /**
+   * Ops whose bundle transaction is neither included nor waiting any more (evm_revert, anvil_reset, a fault
+   * that dropped it for good) are dropped, so the same op or its sender's nonce can be sent again.
+   */
+  private forgetVanishedBundles(): void {
+    for (const r of this.mempool.submitted()) {
+      if (r.txHash && !this.parts.receipt(r.txHash) && !this.parts.waiting(r.txHash)) {
+        this.drop(r, `its bundle ${toHex(r.txHash)} is no longer on the chain nor waiting`)
+      }
     }
   }
 

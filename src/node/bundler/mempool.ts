@@ -48,6 +48,11 @@ export class Mempool {
     })
   }
 
+  /** Ops sent in a bundle (whether or not it is included yet). */
+  submitted(): OpRecord[] {
+    return [...this.records.values()].filter((r) => r.status === 'submitted')
+  }
+
   /** The ops of `sender` still ahead of a new op at `nonce` (same key, lower nonce, not yet included). */
   ahead(entryPoint: EntryPoint, sender: Address, nonce: bigint, included: (r: OpRecord) => boolean): OpRecord[] {
     const key = nonce >> 64n

@@ -19,8 +19,8 @@ export interface BundlerParts {
   sendRawTransaction(raw: Uint8Array): Promise<Uint8Array>
   /** The transaction's receipt, sealed or pre-confirmed, when it is visible. */
   receipt(hash: Uint8Array): IncludedTx | undefined
-  /** Whether the transaction still waits in the pool. */
-  pooled(hash: Uint8Array): boolean
+  /** Whether the transaction still waits: in the pool, or in a block not yet shown (halted flashblocks). */
+  waiting(hash: Uint8Array): boolean
   baseFee(): bigint
   tip(): bigint
   /** The most gas one transaction may carry (block gas limit, EIP-7825's cap). */
