@@ -7,7 +7,9 @@
 import { build } from 'esbuild'
 
 await build({
-  entryPoints: { index: 'dist/index.js', cli: 'dist/cli/index.js' },
+  // The JS tracers' worker thread is an entry of its own: tracing/remote-sandbox.ts loads it from
+  // beside itself by that name.
+  entryPoints: { index: 'dist/index.js', cli: 'dist/cli/index.js', 'sandbox-worker': 'dist/node/tracing/sandbox-worker.js' },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,
