@@ -1,11 +1,12 @@
 // The explorer page the node serves at GET / (src/explorer/), in Debian's Chromium through Playwright, against a
-// real node: a new block arrives live; a transfer from a dev account is found through the search box and shows
-// its from, to, value and status; a reverted call shows its reason; a contract creation its created address, its
-// internal call, its logs and state changes, and the contract's creator; a pre-confirmation a fault dropped shows
-// as dropped, with why; a user operation is found by its hash; a 375 px phone screen scrolls no sideways; the
-// page logs no error and every request it makes goes to the node's own origin. With PCNODE_SCREENSHOTS=1 it
-// writes the screenshots docs/explorer.md shows (docs/img/explorer-*.png). With fetch: the page's headers
-// (strict CSP), other GETs and POST JSON-RPC as before, and `explorer: false` answering GET / with the old text.
+// real node: a new block arrives live, and the flashblocks with the transactions each pre-confirmed; a transfer
+// from a dev account is found through the search box and shows its from, to, value and status; a reverted call
+// shows its reason; a contract creation its created address, its internal call, its logs and state changes, and
+// the contract's creator; a pre-confirmation a fault dropped shows as dropped, with why; a user operation is
+// found by its hash; a 375 px phone screen scrolls no sideways; the page logs no error and every request it
+// makes goes to the node's own origin. With PCNODE_SCREENSHOTS=1 it writes the screenshots docs/explorer.md
+// shows (docs/img/explorer-*.png). With fetch: the page's headers (strict CSP), other GETs and POST JSON-RPC as
+// before, and `explorer: false` answering GET / with the old text.
 // Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -217,6 +218,24 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     )
     expect(await page.textContent('#blocks li')).toMatch(/#\d+.*\d+ txs.*\d+ gas/)
     await waitForText('#flash-list', /flashblock \d+\s*\d+ txs/)
+    // The timeline: the flashblock that pre-confirmed a transfer links it; once its block sealed and the
+    // next one opened, that block's timeline moves below, marked sealed, the transfer still in it.
+    const hash = await node.wallet(8).sendTransaction({ to: node.accounts[9].address, value: 1n })
+    await page.waitForSelector(`#flash-list a[href="#tx/${hash}"]`, { timeout: 60_000 })
+    expect(await page.textContent('#flash-list')).toMatch(/flashblock \d+\s*\d+ txs.*\d{2}:\d{2}:\d{2}\.\d{3}/)
+    const { blockNumber } = await node.publicClient.waitForTransactionReceipt({ hash })
+    await page.waitForFunction(
+      ([n, h]) => {
+        const d = (globalThis as any).document
+        return (
+          new RegExp(`^block #${n} · sealed \\d{2}:\\d{2}:\\d{2}\\.\\d{3}$`).test(
+            d.getElementById('flash-prev-block').textContent,
+          ) && d.querySelector(`#flash-prev-list a[href="#tx/${h}"]`) !== null
+        )
+      },
+      [String(blockNumber), hash] as const,
+      { timeout: 60_000, polling: 20 },
+    )
     await screenshot(page, 'blocks', 760, 560)
   }, 90_000)
 

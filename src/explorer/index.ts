@@ -30,6 +30,10 @@ export const EXPLORER_HTML = `<!doctype html>
   <section id="flash" hidden>
     <h2>Flashblocks of the open block <small id="flash-block"></small></h2>
     <ul class="rows" id="flash-list"></ul>
+    <div id="flash-prev" hidden>
+      <h3>Previous <small id="flash-prev-block"></small></h3>
+      <ul class="rows" id="flash-prev-list"></ul>
+    </div>
   </section>
   <section>
     <h2>Latest blocks</h2>

@@ -81,21 +81,42 @@ async function loadRecent() {
   var from = head >= BigInt(MAX_BLOCKS) ? head - BigInt(MAX_BLOCKS) + 1n : 0n;
   for (var n = from; n <= head; n++) addBlock(await rpc('eth_getBlockByNumber', ['0x' + n.toString(16), false]));
 }
-var flashBlock = null;
+// The open block's flashblocks as they stream: when each arrived and the transactions it added (the
+// payload's metadata.receipts, keyed by hash); when the next block opens, this one's timeline stays
+// below as the last block's, marked sealed once its newHeads arrives.
+var flashBlock = null, flashNumber = null;
+function clock(d) { return d.toLocaleTimeString([], { hour12: false }) + '.' + String(d.getMilliseconds()).padStart(3, '0'); }
 function addFlashblock(p) {
   var list = document.getElementById('flash-list');
   document.getElementById('flash').hidden = false;
   if (p.index === 0 || p.payload_id !== flashBlock) {
+    if (flashBlock !== null && list.children.length) {
+      document.getElementById('flash-prev-list').replaceChildren.apply(document.getElementById('flash-prev-list'), Array.from(list.children));
+      document.getElementById('flash-prev-block').textContent = 'block #' + flashNumber + (lastSealed.n === flashNumber ? ' · sealed ' + lastSealed.at : '');
+      document.getElementById('flash-prev').hidden = false;
+    }
     flashBlock = p.payload_id;
     list.replaceChildren();
-    var n = p.base ? dec(p.base.block_number) : '?';
-    document.getElementById('flash-block').textContent = 'block #' + n;
+    flashNumber = p.base ? dec(p.base.block_number) : (p.metadata ? String(p.metadata.block_number) : '?');
+    document.getElementById('flash-block').textContent = 'block #' + flashNumber;
   }
+  var hashes = Object.keys((p.metadata && p.metadata.receipts) || {});
+  var txs = el('span', { 'class': 'mono' });
+  hashes.forEach(function (h) { txs.appendChild(link('tx/' + h, short(h))); txs.appendChild(document.createTextNode(' ')); });
   list.appendChild(el('li', null, [
     el('span', null, ['flashblock ' + p.index]),
     el('span', null, [p.diff.transactions.length + ' txs']),
     el('span', { 'class': 'muted' }, [dec(p.diff.gas_used) + ' gas so far']),
+    el('span', { 'class': 'muted' }, [clock(new Date())]),
+    txs,
   ]));
+}
+// The head usually arrives before the next block's flashblock 0: kept until that moves this timeline down.
+var lastSealed = {};
+function markSealed(head) {
+  lastSealed = { n: dec(head.number), at: clock(new Date()) };
+  var prev = document.getElementById('flash-prev-block');
+  if (prev.textContent === 'block #' + lastSealed.n) prev.textContent += ' · sealed ' + lastSealed.at;
 }
 // Only the flashblocks profile splits a block into flashblocks (Denim blocks under --profile base and
 // --profile ethereum's are whole, and their newFlashblocks sends nothing), so only there are they
@@ -119,7 +140,7 @@ function connect() {
     if (m.id !== undefined) { if (m.result) kinds[m.result] = m.id; return; }
     if (m.method !== 'eth_subscription') return;
     var kind = kinds[m.params.subscription], r = m.params.result;
-    if (kind === 'heads') rpc('eth_getBlockByHash', [r.hash, false]).then(addBlock, function () {});
+    if (kind === 'heads') { markSealed(r); rpc('eth_getBlockByHash', [r.hash, false]).then(addBlock, function () {}); }
     else if (kind === 'flash') addFlashblock(r);
   };
   ws.onclose = function () { document.getElementById('live').textContent = 'reconnecting…'; setTimeout(connect, 2000); };

@@ -26,5 +26,5 @@ export const EXPLORER_STYLE = `
   ul.tree { list-style: none; padding-left: .9rem; margin: .2rem 0; border-left: 2px solid #d8dde3; font-size: .85rem; }
   ul.tree li { margin: .25rem 0; overflow-wrap: anywhere; word-break: break-all; }
   .log { border-top: 1px solid #eceff2; padding: .3rem 0; }
-  #flash-list li { gap: .2rem .6rem; }
+  #flash-list li, #flash-prev-list li { gap: .2rem .6rem; }
 `
