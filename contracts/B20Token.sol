@@ -492,35 +492,38 @@ contract B20Token {
         if (to == address(0) || _isB20Address(to)) revert InvalidReceiver(to);
     }
 
-    /// transfer: pause, receiver, sender, then the sender, receiver and (Denim) executor policies.
+    /// transfer: pause, zero receiver (and, Denim, any B20 address), zero sender, then _transfer.
     function _transferChecked(address from, address to, uint256 amount) private {
         _requireNotPaused(PausableFeature.TRANSFER);
         _checkReceiver(to);
         if (from == address(0)) revert InvalidSender(from);
-        if (msg.sender != B20_FACTORY) {
-            uint256 ids = _core().transferPolicyIds;
-            _requireAuthorized(TRANSFER_SENDER_POLICY, _lane(ids, 0), from);
-            _requireAuthorized(TRANSFER_RECEIVER_POLICY, _lane(ids, 1), to);
-            _requireAuthorized(TRANSFER_EXECUTOR_POLICY, _lane(ids, 2), msg.sender);
-        }
-        _move(from, to, amount);
+        _transfer(from, to, amount);
     }
 
+    /// transferFrom: pause, zero receiver, zero sender, allowance, then _transfer; an infinite
+    /// allowance is neither checked nor spent.
     function _transferFrom(address from, address to, uint256 amount) private {
         _requireNotPaused(PausableFeature.TRANSFER);
         _checkReceiver(to);
         if (from == address(0)) revert InvalidSender(from);
         Core storage c = _core();
         uint256 allowed = c.allowances[from][msg.sender];
-        if (allowed < amount) revert InsufficientAllowance(msg.sender, allowed, amount);
+        bool infinite = allowed == type(uint256).max;
+        if (!infinite && allowed < amount) revert InsufficientAllowance(msg.sender, allowed, amount);
+        _transfer(from, to, amount);
+        if (!infinite) c.allowances[from][msg.sender] = allowed - amount;
+    }
+
+    /// Denim's order: executor (msg.sender, on every path), sender, receiver policies, then the
+    /// balance; the factory's calls skip the three policies.
+    function _transfer(address from, address to, uint256 amount) private {
         if (msg.sender != B20_FACTORY) {
-            uint256 ids = c.transferPolicyIds;
+            uint256 ids = _core().transferPolicyIds;
             _requireAuthorized(TRANSFER_EXECUTOR_POLICY, _lane(ids, 2), msg.sender);
             _requireAuthorized(TRANSFER_SENDER_POLICY, _lane(ids, 0), from);
             _requireAuthorized(TRANSFER_RECEIVER_POLICY, _lane(ids, 1), to);
         }
         _move(from, to, amount);
-        if (allowed != type(uint256).max) c.allowances[from][msg.sender] = allowed - amount;
     }
 
     function _move(address from, address to, uint256 amount) private {

@@ -471,6 +471,38 @@ describe('B20 precompiles (profile base)', () => {
     )
   })
 
+  it("checks the executor policy first on a holder's own transfer (Denim), and initCalls bypass it", async () => {
+    const a = node.accounts[0].address as Address
+    const b = node.accounts[1].address as Address
+    const ALWAYS_BLOCK = (1n << 56n) | 1n
+    const TRANSFER_EXECUTOR_POLICY = keccak256(toHex('TRANSFER_EXECUTOR_POLICY'))
+    const { token } = await createToken(0, ASSET, assetParams('Agent', 'AGT', a, 6), 6, [
+      encodeFunctionData({ abi: b20Abi, functionName: 'mint', args: [B20_FACTORY_ADDRESS, 10n] }),
+      encodeFunctionData({ abi: b20Abi, functionName: 'updatePolicy', args: [TRANSFER_EXECUTOR_POLICY, ALWAYS_BLOCK] }),
+      encodeFunctionData({ abi: b20Abi, functionName: 'updatePolicy', args: [TRANSFER_SENDER_POLICY, ALWAYS_BLOCK] }),
+      encodeFunctionData({ abi: b20Abi, functionName: 'transfer', args: [a, 10n] }),
+    ])
+    expect(await node.publicClient.readContract({ address: token, abi: b20Abi, functionName: 'balanceOf', args: [a] })).toBe(10n)
+    const transfer = encodeFunctionData({ abi: b20Abi, functionName: 'transfer', args: [b, 1n] })
+    expect(await revertData(node, a, token, transfer)).toBe(
+      encodeErrorResult({ abi: b20Abi, errorName: 'PolicyForbids', args: [TRANSFER_EXECUTOR_POLICY, ALWAYS_BLOCK] }),
+    )
+  })
+
+  it('refuses an ActivationRegistry write in a static call with StaticCallNotAllowed()', async () => {
+    const admin = node.accounts[5].address as Address
+    // Probe: STATICCALL the registry with this call's calldata and return what it returned.
+    const code = `0x3660006000376000600036600073${ACTIVATION_REGISTRY_ADDRESS.slice(2)}5afa503d600060003e3d6000f3` as Hex
+    const probe = '0x00000000000000000000000000000000000b2078'
+    const activate = encodeFunctionData({ abi: activationRegistryAbi, functionName: 'activate', args: [B20_FEATURES.asset] })
+    const answer = await node.rpc('eth_call', [{ from: admin, to: probe, data: activate }, 'latest', { [probe]: { code } }])
+    expect(answer.result).toBe('0xbeaba5b7')
+    // A read through the same probe answers normally.
+    const read = encodeFunctionData({ abi: activationRegistryAbi, functionName: 'isActivated', args: [B20_FEATURES.asset] })
+    const ok = await node.rpc('eth_call', [{ from: admin, to: probe, data: read }, 'latest', { [probe]: { code } }])
+    expect(ok.result).toBe(pad('0x01'))
+  })
+
   it('answers the same on a fork of the chain, and a token keeps working there', async () => {
     const [a, b] = [0, 1].map((i) => node.accounts[i].address as Address)
     const token = b20Address(ASSET, a, salt(3))

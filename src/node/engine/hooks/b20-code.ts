@@ -23,6 +23,16 @@ const SINGLETONS = new Map<string, Uint8Array>([
 ])
 const TOKEN = hex(B20Token.deployedBytecode)
 
+const ACTIVATION_REGISTRY = '8453000000000000000000000000000000000001'
+/** activate(bytes32), deactivate(bytes32): base/base activation/abi.rs. */
+const ACTIVATION_WRITES = new Set(['59db6e85', '22eee84c'])
+/**
+ * The ActivationRegistry refuses a write in a static context before anything else with
+ * StaticCallNotAllowed() (base/base activation/storage.rs set_activated); Solidity cannot see the
+ * static flag, so the hook runs this instead: mstore(0, 0xbeaba5b7) revert(28, 4).
+ */
+const STATIC_REFUSAL = hex('0x63beaba5b76000526004601cfd')
+
 /** 0xB2, nine zero bytes, a known variant (ASSET 0, STABLECOIN 1): base/base b20_factory variant.rs. */
 export function isB20TokenAddress(address: Uint8Array): boolean {
   if (address[0] !== 0xb2 || address[10] > 1) return false
@@ -38,6 +48,7 @@ interface Message {
   caller: { bytes: Uint8Array }
   delegatecall?: boolean
   isStatic?: boolean
+  data?: Uint8Array
 }
 /** The slice of ethereumjs' EVM (10.1.3, private) the hook wraps. */
 interface EvmShape {
@@ -60,7 +71,16 @@ export function installB20Code(vm: VM): void {
     const code = message.code
     const address = message.codeAddress.bytes
     if (code.length === 1 && code[0] === 0xef) {
-      const implementation = SINGLETONS.get(hexOf(address)) ?? (isB20TokenAddress(address) ? TOKEN : undefined)
+      const key = hexOf(address)
+      if (
+        key === ACTIVATION_REGISTRY &&
+        message.isStatic &&
+        ACTIVATION_WRITES.has(hexOf(message.data?.subarray(0, 4) ?? B20_MARKER))
+      ) {
+        message.code = STATIC_REFUSAL
+        return
+      }
+      const implementation = SINGLETONS.get(key) ?? (isB20TokenAddress(address) ? TOKEN : undefined)
       if (implementation) message.code = implementation
       return
     }
