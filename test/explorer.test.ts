@@ -322,16 +322,22 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
   it('shows a pre-confirmation a fault dropped as dropped, with where it was and why', async () => {
     expect((await node.rpc('pcnode_setPreconfFaults', [{ dropRate: 1, seed: 1 }])).error).toBeUndefined()
     let hash: Hex
+    let status: { blockNumber: Hex }
     try {
       hash = await node.wallet(4).sendTransaction({ to: node.accounts[5].address, value: 1n })
-      await poll(
-        async () => (await node.rpc('pcnode_transactionStatus', [hash])).result?.status,
-        (status) => status === 'dropped',
+      status = await poll(
+        async () => (await node.rpc('pcnode_transactionStatus', [hash])).result,
+        (s) => s?.status === 'dropped',
         { timeoutMs: 60_000, what: 'the drop' },
       )
     } finally {
       await node.rpc('pcnode_setPreconfFaults', [{ dropRate: 0 }])
     }
+    // As it happened: the live feed saw it pre-confirmed, then its block sealed without it.
+    await page.waitForSelector(`#drops-list a[href="#tx/${hash}"]`, { timeout: 60_000 })
+    expect(await page.textContent('#drops-list li')).toContain(
+      `pre-confirmed in block #${BigInt(status.blockNumber)}, left out of it`,
+    )
     await searchFor(hash)
     await waitForText('[data-field="Status"]', /^dropped$/)
     expect(await page.textContent('[data-field="Reason"]')).toMatch(/^left out as block \d+ sealed \(drop rate 1, seed 1\)$/)

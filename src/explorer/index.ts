@@ -35,6 +35,10 @@ export const EXPLORER_HTML = `<!doctype html>
       <ul class="rows" id="flash-prev-list"></ul>
     </div>
   </section>
+  <section id="drops" hidden>
+    <h2>Dropped pre-confirmations</h2>
+    <ul class="rows" id="drops-list"></ul>
+  </section>
   <section>
     <h2>Latest blocks</h2>
     <ul class="rows" id="blocks"></ul>

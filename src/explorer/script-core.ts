@@ -1,6 +1,7 @@
 // The explorer's script, first half: a JSON-RPC client of the node's own origin (fetch POST and one
-// WebSocket), DOM and number helpers, the live feed (newHeads, and under the flashblocks profile newFlashblocks
-// in its raw payload form) and the router (#block/…, #tx/…, #address/…, #userop/… and the search box).
+// WebSocket), DOM and number helpers, the live feed (newHeads, and under the flashblocks profile
+// newFlashblocks in its raw payload form, with the pre-confirmations a block did not keep marked
+// dropped) and the router (#block/…, #tx/…, #address/…, #userop/… and the search box).
 // Plain browser JavaScript kept as a string: it runs inline under the page's hash-pinned CSP.
 
 export const SCRIPT_CORE = String.raw`
@@ -90,20 +91,23 @@ function addFlashblock(p) {
   var list = document.getElementById('flash-list');
   document.getElementById('flash').hidden = false;
   if (p.index === 0 || p.payload_id !== flashBlock) {
+    var number = p.base ? dec(p.base.block_number) : (p.metadata ? String(p.metadata.block_number) : '?');
     if (flashBlock !== null && list.children.length) {
       document.getElementById('flash-prev-list').replaceChildren.apply(document.getElementById('flash-prev-list'), Array.from(list.children));
-      document.getElementById('flash-prev-block').textContent = 'block #' + flashNumber + (lastSealed.n === flashNumber ? ' · sealed ' + lastSealed.at : '');
+      // The same block again: its stream restarted (pcnode_restartFlashblocks, pcnode_dropPreconfirmed).
+      var fate = number === flashNumber ? ' · stream restarted' : lastSealed.n === flashNumber ? ' · sealed ' + lastSealed.at : '';
+      document.getElementById('flash-prev-block').textContent = 'block #' + flashNumber + fate;
       document.getElementById('flash-prev').hidden = false;
     }
     flashBlock = p.payload_id;
     list.replaceChildren();
-    flashNumber = p.base ? dec(p.base.block_number) : (p.metadata ? String(p.metadata.block_number) : '?');
+    flashNumber = number;
     document.getElementById('flash-block').textContent = 'block #' + flashNumber;
   }
   var hashes = Object.keys((p.metadata && p.metadata.receipts) || {});
   var txs = el('span', { 'class': 'mono' });
   hashes.forEach(function (h) { txs.appendChild(link('tx/' + h, short(h))); txs.appendChild(document.createTextNode(' ')); });
-  list.appendChild(el('li', null, [
+  list.appendChild(el('li', { 'data-block': flashNumber }, [
     el('span', null, ['flashblock ' + p.index]),
     el('span', null, [p.diff.transactions.length + ' txs']),
     el('span', { 'class': 'muted' }, [dec(p.diff.gas_used) + ' gas so far']),
@@ -111,6 +115,23 @@ function addFlashblock(p) {
     txs,
   ]));
 }
+// A transaction a flashblock pre-confirmed that its block did not keep (a fault dropped it as the
+// block sealed, or took it back and restarted the stream): marked in the timeline, and listed.
+function markDrops(b) {
+  if (!b) return;
+  var kept = new Set(b.transactions), n = dec(b.number), drops = document.getElementById('drops-list');
+  document.querySelectorAll('#flash li[data-block="' + n + '"] a').forEach(function (a) {
+    var h = a.getAttribute('href').slice(4);
+    if (kept.has(h) || a.classList.contains('bad')) return;
+    a.classList.add('bad');
+    a.after(el('span', { 'class': 'bad' }, [' dropped']));
+    drops.prepend(el('li', null, [el('span', { 'class': 'muted' }, [clock(new Date())]), link('tx/' + h, short(h), 'mono bad'),
+      el('span', null, ['pre-confirmed in block #' + n + ', left out of it'])]));
+    while (drops.children.length > 20) drops.removeChild(drops.lastChild);
+    document.getElementById('drops').hidden = false;
+  });
+}
+
 // The head usually arrives before the next block's flashblock 0: kept until that moves this timeline down.
 var lastSealed = {};
 function markSealed(head) {
@@ -140,7 +161,10 @@ function connect() {
     if (m.id !== undefined) { if (m.result) kinds[m.result] = m.id; return; }
     if (m.method !== 'eth_subscription') return;
     var kind = kinds[m.params.subscription], r = m.params.result;
-    if (kind === 'heads') { markSealed(r); rpc('eth_getBlockByHash', [r.hash, false]).then(addBlock, function () {}); }
+    if (kind === 'heads') {
+      markSealed(r);
+      rpc('eth_getBlockByHash', [r.hash, false]).then(function (b) { addBlock(b); markDrops(b); }, function () {});
+    }
     else if (kind === 'flash') addFlashblock(r);
   };
   ws.onclose = function () { document.getElementById('live').textContent = 'reconnecting…'; setTimeout(connect, 2000); };
