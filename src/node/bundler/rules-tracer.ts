@@ -8,7 +8,9 @@
 // - STO-010/STO-021: storage other than the sender's own or slots associated with the sender
 //   (keccak256(sender || …) + up to 128), the EntryPoint's own storage excepted. Staked entities' extra
 //   rights are not modelled: every entity is checked as unstaked.
-// Config: { entryPoint, sender, paymaster, senderCreator } as lowercase hex addresses.
+// Config: { entryPoint, sender, paymaster, senderCreator } as lowercase hex addresses. Outside every
+// entity's frame the code running is the EntryPoint's; a frame's storage is its callee's, or for
+// DELEGATECALL/CALLCODE its caller's. (No comments inside the source: a tracer may arrive on one line.)
 export const RULES_TRACER = `{
   cfg: null, done: false, frames: [], violations: [], lastOp: '', lastEntity: null, keccakPending: false, assoc: [],
   banned: { GASPRICE: 1, GASLIMIT: 1, DIFFICULTY: 1, PREVRANDAO: 1, TIMESTAMP: 1, BASEFEE: 1, BLOCKHASH: 1, NUMBER: 1,
@@ -21,30 +23,31 @@ export const RULES_TRACER = `{
   },
   enter: function (frame) {
     var parent = this.frames.length ? this.frames[this.frames.length - 1] : null;
-    var entity = parent;
-    var to = toHex(frame.getTo()), from = toHex(frame.getFrom());
-    if (!this.done && from === this.cfg.entryPoint) {
+    var entity = parent ? parent.entity : null;
+    var type = frame.getType(), to = toHex(frame.getTo()), from = toHex(frame.getFrom());
+    if (!this.done && from === this.cfg.entryPoint && (type === 'CALL' || type === 'STATICCALL')) {
       entity = to === this.cfg.sender ? 'account' : to === this.cfg.paymaster ? 'paymaster' : to === this.cfg.senderCreator ? 'factory' : null;
     }
     var value = frame.getValue();
     if (!this.done && entity && value !== undefined && !value.isZero() && to !== this.cfg.entryPoint) {
       this.report(entity, 'OP-061', 'a call with value to ' + to);
     }
-    this.frames.push(entity);
+    var storage = (type === 'DELEGATECALL' || type === 'CALLCODE') && parent ? parent.storage : to;
+    this.frames.push({ entity: entity, storage: storage });
   },
   exit: function () { this.frames.pop(); },
   step: function (log) {
     if (this.done) return;
     var op = log.op.toString();
-    var entity = this.frames.length ? this.frames[this.frames.length - 1] : null;
-    var address = toHex(log.contract.getAddress());
-    if (!entity) {
-      if (op === 'LOG1' && address === this.cfg.entryPoint && log.stack.peek(2).toString(16) === this.beforeExecution) this.done = true;
+    var frame = this.frames.length ? this.frames[this.frames.length - 1] : null;
+    if (!frame || !frame.entity) {
+      if (op === 'LOG1' && !frame && log.stack.peek(2).toString(16) === this.beforeExecution) this.done = true;
       this.lastOp = op;
       return;
     }
+    var entity = frame.entity;
     if (this.keccakPending) { this.assoc.push(log.stack.peek(0)); this.keccakPending = false; }
-    if (address === this.cfg.entryPoint) { this.lastOp = op; return; }
+    if (frame.storage === this.cfg.entryPoint) { this.lastOp = op; return; }
     if (this.lastOp === 'GAS' && !this.calls[op]) this.report(entity, 'OP-012', 'GAS not followed by a call');
     if (this.banned[op]) this.report(entity, 'OP-011', op);
     if ((op === 'CREATE' || op === 'CREATE2') && entity !== 'factory') this.report(entity, 'OP-031', op);
@@ -52,13 +55,13 @@ export const RULES_TRACER = `{
       var offset = Number(log.stack.peek(0).toString()), size = Number(log.stack.peek(1).toString());
       if (size >= 32 && toHex(log.memory.slice(offset, offset + 32)).slice(2) === this.senderWord) this.keccakPending = true;
     }
-    if ((op === 'SLOAD' || op === 'SSTORE') && address !== this.cfg.sender) {
+    if ((op === 'SLOAD' || op === 'SSTORE') && frame.storage !== this.cfg.sender) {
       var slot = log.stack.peek(0), associated = false;
       for (var i = 0; i < this.assoc.length && !associated; i++) {
         var d = slot.subtract(this.assoc[i]);
         associated = d.geq(0) && d.leq(128);
       }
-      if (!associated) this.report(entity, op === 'SLOAD' ? 'STO-021' : 'STO-021', op + ' of slot 0x' + slot.toString(16) + ' of ' + address + ', not the sender\\'s');
+      if (!associated) this.report(entity, 'STO-021', op + ' of slot 0x' + slot.toString(16) + ' of ' + frame.storage + ', not storage of the sender or associated with it');
     }
     this.lastOp = op;
   },
