@@ -1,6 +1,7 @@
 // JS tracers run in a worker thread: a tracer whose call never returns (step, result, setup, the
 // getter of what it throws) gets geth's "execution timeout" for its own request while a second
-// client is answered and blocks keep coming (flashblocks profile); a tracer that fills its heap or
+// client is answered (eth_blockNumber, and eth_call, which goes through the node's serial queue
+// as the trace does) and blocks keep coming (flashblocks profile); a tracer that fills its heap or
 // whose worker dies fails only its own request, and the next tracer runs as usual.
 import { type Hex, pad, toHex } from 'viem'
 import { describe, expect, it } from 'vitest'
@@ -25,9 +26,9 @@ describe('JS tracers in a worker thread', () => {
     ])
 
   /**
-   * Sends the trace, and asks eth_blockNumber from a second client until it has answered; the
-   * block numbers answered while the trace was still pending. `whilePending` runs once the second
-   * client has had `after` answers during the trace.
+   * Sends the trace, and asks eth_blockNumber and eth_call from a second client until it has
+   * answered; the block numbers answered (both) while the trace was still pending. `whilePending`
+   * runs once the second client has had `after` answers during the trace.
    */
   const duringTrace = async (trace: () => Promise<Json>, whilePending?: { after: number; run: () => void }) => {
     let pending = true
@@ -37,7 +38,9 @@ describe('JS tracers in a worker thread', () => {
     const heads: number[] = []
     while (pending) {
       const head = Number((await node.rpc('eth_blockNumber')).result)
+      const call = await node.rpc('eth_call', [{ to: address(0xca11) }, 'latest'])
       if (!pending) break
+      expect(call.result).toBe('0x')
       heads.push(head)
       if (heads.length === whilePending?.after) whilePending.run()
     }

@@ -7,8 +7,9 @@
 // milliseconds without a turn: engine work is promise continuations that never reach the event
 // loop on their own, and requests read in one I/O phase would otherwise run back to back in it,
 // holding off timers (the block clock) and every other client until they drained.
-// A task whose state is its own (a trace on its throwaway view) may lend the queue to the
-// producer's lane while it waits on something else (its tracer's worker thread): lend().
+// A task whose state is its own (a trace on its throwaway view) may lend the queue while it waits on
+// something else (its tracer's worker thread): the producer's tasks and the reads and reverted
+// calls at the head of the ordinary lane run meanwhile (lend()), one at a time as ever.
 
 /** Queue work without a turn of the event loop after which the next task waits for one. */
 const SLICE_MS = 5
@@ -16,6 +17,7 @@ const SLICE_MS = 5
 interface Entry {
   task: () => Promise<unknown>
   consistent: boolean
+  lendable: boolean
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
 }
@@ -28,6 +30,11 @@ export interface RunOptions {
   consistent?: boolean
   /** The block producer's: runs before every task of the ordinary lane that waits. */
   urgent?: boolean
+  /**
+   * Reads, and work on a state of its own that it reverts (calls, estimates, simulations): may
+   * also run while the running task lends the queue.
+   */
+  lendable?: boolean
 }
 
 /** Serial execution queue: each task starts when the previous one has settled. */
@@ -49,13 +56,13 @@ export class SerialQueue {
   }
 
   /** Queues `task`; it starts once the running task and those ahead of it in its lane have settled. */
-  run<T>(task: () => Promise<T>, { consistent = false, urgent = false }: RunOptions = {}): Promise<T> {
+  run<T>(task: () => Promise<T>, { consistent = false, urgent = false, lendable = false }: RunOptions = {}): Promise<T> {
     this.depth++
     this.queued++
     return new Promise<T>((resolve, reject) => {
-      const entry: Entry = { task, consistent, resolve: resolve as (value: unknown) => void, reject }
+      const entry: Entry = { task, consistent, lendable, resolve: resolve as (value: unknown) => void, reject }
       ;(urgent ? this.urgent : this.ordinary).push(entry)
-      if (urgent) this.lender?.()
+      if (urgent || lendable) this.lender?.()
       if (!this.pumping) {
         this.pumping = true
         if (this.owesTurn) setImmediate(() => void this.pump())
@@ -96,11 +103,11 @@ export class SerialQueue {
 
   /**
    * For the running task, while it waits on `wait` and touches no shared state: the producer's
-   * tasks run meanwhile, one after another as ever (ordinary ones still wait). `around` readies the
-   * engine for them and answers what puts the task's own settings back. Settles as `wait`, once no
-   * lent task is running.
+   * tasks, and lendable ones at the head of the ordinary lane (never past a task that is not, so no
+   * state change is overtaken), run meanwhile, one after another as ever. Settles as `wait`, once
+   * no lent task is running.
    */
-  async lend<T>(wait: Promise<T>, around?: () => () => void): Promise<T> {
+  async lend<T>(wait: Promise<T>): Promise<T> {
     let settled = false
     const done = wait.then(
       () => {
@@ -111,13 +118,9 @@ export class SerialQueue {
       },
     )
     for (;;) {
-      if (this.urgent.length > 0) {
-        const back = around?.()
-        try {
-          for (let entry = this.urgent.shift(); entry; entry = this.urgent.shift()) await this.runEntry(entry)
-        } finally {
-          back?.()
-        }
+      const entry = this.urgent.shift() ?? (this.ordinary[0]?.lendable ? this.ordinary.shift() : undefined)
+      if (entry) {
+        await this.runEntry(entry)
         continue
       }
       if (settled) return wait

@@ -48,7 +48,7 @@ export class Executor {
   /** Runs `fn` in the queue on the state after the block `ref` names. */
   atBlock<T>(ref: BlockRef, fn: (view: ExecView, block: BlockRecord) => Promise<T>): Promise<T> {
     const block = this.parts.chain.resolve(ref)
-    return this.parts.engine.queue.run(async () => fn(await this.viewFor(block), block))
+    return this.parts.engine.queue.run(async () => fn(await this.viewFor(block), block), { lendable: true })
   }
 
   /**

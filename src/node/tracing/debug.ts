@@ -2,7 +2,7 @@
 // eth/tracers/api.go): find the block, re-execute up to the transaction (execution/replay.ts) or
 // set up the call, run it once with the tracer's hooks, and answer the tracer's result. Every trace
 // runs in the engine's queue on a throwaway view, within its timeout (5 s unless `timeout` says);
-// while a JS tracer's worker holds it up, the queue is lent to the block producer.
+// while a JS tracer's worker holds it up, the queue is lent (block production, reads and calls go on).
 import { hexKey } from '../bytes.js'
 import type { NodeContext } from '../context.js'
 import { authoritiesOf, type BlockEnv, type ExecResult, type ExecView, type TraceHooks } from '../engine/index.js'
@@ -51,8 +51,9 @@ function effectiveTip(tx: { gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorit
 }
 
 export class Debugger {
-  /** During a trace: puts the hardfork back to the live chain's (the traced block's may differ). */
-  private liveHardfork: (() => void) | undefined
+  /** The running trace executes under another hardfork than the live chain's (a genesis file's
+   * schedule): the engine's rules are shared, so nothing else may run meanwhile. */
+  private otherFork = false
 
   constructor(
     private readonly ctx: DebugParts,
@@ -133,27 +134,22 @@ export class Debugger {
   /** Under a genesis file's fork schedule, executes as the block's hardfork. */
   private async onBlockFork<T>(run: () => Promise<T>, block: BlockRecord | undefined): Promise<T> {
     const { engine } = this.ctx
-    this.liveHardfork = engine.saveHardfork()
+    const restore = engine.saveHardfork()
+    const live = engine.hardfork()
     try {
       if (block) engine.setHardforkFor(block.header.number, block.header.timestamp)
+      this.otherFork = engine.hardfork() !== live
       return await run()
     } finally {
-      this.liveHardfork()
-      this.liveHardfork = undefined
+      this.otherFork = false
+      restore()
     }
   }
 
-  /** The queue for the block producer while the trace waits on `wait`: its tasks run under the live hardfork. */
+  /** While the trace waits on `wait` (its tracer's worker), the queue's lendable tasks run: the
+   * trace's state is a view of its own. */
   private lendQueue<T>(wait: Promise<T>): Promise<T> {
-    const { engine } = this.ctx
-    return engine.queue.lend(wait, () => {
-      const traced = engine.saveHardfork()
-      this.liveHardfork?.()
-      return () => {
-        this.liveHardfork = engine.saveHardfork()
-        traced()
-      }
-    })
+    return this.otherFork ? wait : this.ctx.engine.queue.lend(wait)
   }
 
   private async traceNext(replay: BlockReplay, cfg: TraceConfig): Promise<unknown> {

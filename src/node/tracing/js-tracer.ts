@@ -6,8 +6,8 @@
 // before running: out of gas, stack), fault after an opcode that failed while running (REVERT
 // included), enter/exit for every frame but the transaction's, whose values go into ctx. The
 // tracer's code runs in a worker thread (remote-sandbox.ts): a call answered at once keeps the
-// trace synchronous; one that takes longer is awaited, and the serial queue is lent to the block
-// producer meanwhile (ctx.lendQueue). While the traced code runs, the event loop gets a turn every
+// trace synchronous; one that takes longer is awaited, and the serial queue is lent meanwhile
+// (ctx.lendQueue: block production, reads and calls go on). While the traced code runs, the event loop gets a turn every
 // few tens of milliseconds, so other clients are answered during a long trace.
 import type { StepInfo, TraceFrame, TraceFrameEnd } from '../engine/index.js'
 import { NodeError } from '../errors.js'

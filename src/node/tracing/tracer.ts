@@ -32,8 +32,8 @@ export interface TxContext {
   authorities: Uint8Array[]
   /** OP stack: the fee vaults the transaction pays into (none on other chains). */
   feeVaults: Uint8Array[]
-  /** While the trace waits on `wait` (its JS tracer's worker): the block producer's queued work
-   * runs meanwhile (the trace's state is its own view). */
+  /** While the trace waits on `wait` (its JS tracer's worker): the block producer's queued work,
+   * and reads and calls, run meanwhile (the trace's state is its own view). */
   lendQueue?<T>(wait: Promise<T>): Promise<T>
 }
 
