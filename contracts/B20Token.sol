@@ -285,7 +285,13 @@ contract B20Token {
         emit LastAdminRenounced(msg.sender);
     }
 
-    function setRoleAdmin(bytes32 role, bytes32 newAdminRole) external payable nonPayable onlyRole(DEFAULT_ADMIN_ROLE) {
+    /// AccessControl's rule: the role's current admin role sets its next one.
+    function setRoleAdmin(bytes32 role, bytes32 newAdminRole)
+        external
+        payable
+        nonPayable
+        onlyRole(getRoleAdmin(role))
+    {
         Core storage c = _core();
         bytes32 previous = c.roleAdmins[role];
         c.roleAdmins[role] = newAdminRole;

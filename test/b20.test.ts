@@ -407,6 +407,16 @@ describe('B20 precompiles (profile base)', () => {
     const trace = await node.rpc('debug_traceCall', [{ from: a, to: token, data: transfer }, 'latest', { tracer: 'callTracer' }])
     expect(trace.result).toMatchObject({ type: 'CALL', to: token.toLowerCase(), input: transfer })
     expect(trace.result.output).toBe(pad('0x01'))
+    // eth_simulateV1 runs it too: the Transfer log of the simulated call.
+    const simulated = await node.rpc('eth_simulateV1', [
+      { blockStateCalls: [{ calls: [{ from: a, to: token, data: transfer }] }] },
+      'latest',
+    ])
+    const simulatedCall = simulated.result[0].calls[0]
+    expect(simulatedCall.status).toBe('0x1')
+    expect(simulatedCall.logs.map((l: { address: string; topics: Hex[] }) => [l.address, l.topics[0]])).toEqual([
+      [token.toLowerCase(), keccak256(toHex('Transfer(address,address,uint256)'))],
+    ])
     // prestateTracer shows the token's storage the transfer touched (its balance slot among them).
     const pre = await node.rpc('debug_traceCall', [
       { from: a, to: token, data: transfer },
@@ -501,6 +511,33 @@ describe('B20 precompiles (profile base)', () => {
     const read = encodeFunctionData({ abi: activationRegistryAbi, functionName: 'isActivated', args: [B20_FEATURES.asset] })
     const ok = await node.rpc('eth_call', [{ from: admin, to: probe, data: read }, 'latest', { [probe]: { code } }])
     expect(ok.result).toBe(pad('0x01'))
+  })
+
+  it('keeps the last admin: revoke and renounce refuse, renounceLastAdmin gives it up', async () => {
+    const a = node.accounts[0].address as Address
+    const b = node.accounts[1].address as Address
+    const { token } = await createToken(0, ASSET, assetParams('Roles', 'RL', a, 6), 7)
+    const call = (functionName: 'revokeRole' | 'renounceRole', account: Address) =>
+      encodeFunctionData({ abi: b20Abi, functionName, args: [DEFAULT_ADMIN_ROLE, account] })
+    const lastAdmin = encodeErrorResult({ abi: b20Abi, errorName: 'LastAdminCannotRenounce' })
+    expect(await revertData(node, a, token, call('revokeRole', a))).toBe(lastAdmin)
+    expect(await revertData(node, a, token, call('renounceRole', a))).toBe(lastAdmin)
+    expect(await revertData(node, a, token, call('renounceRole', b))).toBe(
+      encodeErrorResult({ abi: b20Abi, errorName: 'AccessControlBadConfirmation' }),
+    )
+    const gone = await send(0, token, encodeFunctionData({ abi: b20Abi, functionName: 'renounceLastAdmin' }))
+    expect(gone.logs.map((l) => decodeEventLog({ abi: b20Abi, ...l }))).toEqual([
+      { eventName: 'RoleRevoked', args: { role: DEFAULT_ADMIN_ROLE, account: a, sender: a } },
+      { eventName: 'LastAdminRenounced', args: { previousAdmin: a } },
+    ])
+    expect(
+      await node.publicClient.readContract({
+        address: token,
+        abi: b20Abi,
+        functionName: 'hasRole',
+        args: [DEFAULT_ADMIN_ROLE, a],
+      }),
+    ).toBe(false)
   })
 
   it('answers the same on a fork of the chain, and a token keeps working there', async () => {
