@@ -7,14 +7,14 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import type { StateOverrides } from '../types.js'
 import type { BundlerAccount } from './account.js'
 import { ENTRY_POINTS, type EntryPoint, entryPointAt } from './entry-points.js'
-import { InvalidUserOpError, OpcodeViolationError } from './errors.js'
+import { InvalidUserOpError } from './errors.js'
 import { estimateUserOpGas, type GasEstimate, preVerificationGas } from './estimate.js'
 import { Mempool, type OpRecord } from './mempool.js'
 import type { BundlerParts } from './parts.js'
 import { DevPaymaster } from './paymaster.js'
 import { outcomeIn, type UserOpOutcome } from './receipt.js'
 import { refusal } from './revert.js'
-import { checkRules } from './rules.js'
+import { checkRules, violationError } from './rules.js'
 import { authorizationsOf, simulateBundle } from './simulate-bundle.js'
 import { gasLimitSum, handleOpsData, type UserOp, userOpHash } from './user-op.js'
 
@@ -90,9 +90,7 @@ export class Bundler {
     const ahead = this.mempool
       .ahead(entryPoint, op.sender, op.nonce, (r) => this.included(r) !== undefined)
       .filter((r) => r !== replaced)
-    const failure = await simulateBundle(this.parts, entryPoint, [...ahead.map((r) => r.op), op], this.address)
-    if (failure) throw refusal(failure.reason)
-    if (!this.settings.unsafe) await this.checkRules(entryPoint, [...ahead.map((r) => r.op), op])
+    await this.validate(entryPoint, [...ahead.map((r) => r.op), op])
     if (replaced) this.mempool.delete(replaced.hash)
     this.mempool.add({ hash, op, entryPoint, status: 'pending', receivedAt: performance.now() })
     this.parts.log(`user operation ${hash} from ${op.sender} accepted (EntryPoint v${entryPoint.version})`)
@@ -100,14 +98,27 @@ export class Bundler {
     return hash
   }
 
-  /** ERC-7562's rules; a trace that cannot run (a node fault, not the op's) is logged and the op let through, as unsafe mode would. */
-  private async checkRules(entryPoint: EntryPoint, ops: UserOp[]): Promise<void> {
-    try {
-      await checkRules(this.parts.traceCall, entryPoint, ops, this.address)
-    } catch (error) {
-      if (error instanceof OpcodeViolationError) throw error
-      this.parts.log(`bundler: ERC-7562 rules not checked (${(error as Error).message})`)
+  /**
+   * handleOps with `ops` (the new one last) as the bundle will run it: traced under ERC-7562's rules, or
+   * with --bundler-unsafe a plain call. A trace that cannot run (a node fault, not the op's) is logged and
+   * the call made instead, as unsafe mode would.
+   */
+  private async validate(entryPoint: EntryPoint, ops: UserOp[]): Promise<void> {
+    if (!this.settings.unsafe) {
+      let outcome: Awaited<ReturnType<typeof checkRules>> | undefined
+      try {
+        outcome = await checkRules(this.parts.traceCall, entryPoint, ops, this.address)
+      } catch (error) {
+        this.parts.log(`bundler: ERC-7562 rules not checked (${(error as Error).message})`)
+      }
+      if (outcome) {
+        if (outcome.failure) throw refusal(outcome.failure.reason)
+        if (outcome.violation) throw violationError(outcome.violation)
+        return
+      }
     }
+    const failure = await simulateBundle(this.parts, entryPoint, ops, this.address)
+    if (failure) throw refusal(failure.reason)
   }
 
   /** The fields the EntryPoint does not check but a bundler must (ERC-7769 -32602). */

@@ -2,7 +2,7 @@
 // rundler's collector tracers use it), over handleOps run as the bundle will run it. It sees only the
 // validation phase (up to the EntryPoint's BeforeExecution event), gives each frame the entity whose
 // call from the EntryPoint it is in (the account, the paymaster, the factory through the SenderCreator),
-// and reports what the rules forbid there:
+// and reports what the rules forbid there, with handleOps' output (a FailedOp when it reverted):
 // - OP-011: the banned opcodes; OP-012: GAS not followed by a call; OP-031: CREATE/CREATE2 outside the factory;
 // - OP-061: a call with value to anything but the EntryPoint;
 // - STO-010/STO-021: storage other than the sender's own or slots associated with the sender
@@ -66,5 +66,5 @@ export const RULES_TRACER = `{
     this.lastOp = op;
   },
   fault: function () {},
-  result: function () { return { violations: this.violations }; }
+  result: function (ctx) { return { violations: this.violations, output: toHex(ctx.output), failed: !!ctx.error }; }
 }`
