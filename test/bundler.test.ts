@@ -12,12 +12,14 @@ import {
   entryPoint07Abi,
   entryPoint07Address,
   entryPoint08Address,
+  getUserOperationHash,
   toSimple7702SmartAccount,
   toSoladySmartAccount,
 } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DEV_PAYMASTERS, PAYMASTER_DEPOSIT } from '../src/contracts/paymaster.js'
+import { account06Abi, account06Bytecode } from './fixtures/account06.js'
 import { ruleBreakerAccountAbi, ruleBreakerAccountBytecode } from './fixtures/rule-breaker.js'
 import { soladyAccountFactoryAbi, soladyAccountFactoryBytecode } from './fixtures/solady-account.js'
 import { type TestNode, useTestNode, waitForReceipt, waitForSealed } from './helpers.js'
@@ -182,6 +184,52 @@ describe('the built-in bundler (flashblocks profile)', () => {
     } finally {
       await node.rpc('debug_bundler_setBundlingMode', ['auto'])
     }
+  }, 60_000)
+
+  it('estimates, sends and bundles a v0.6 op (unpacked UserOperation, initCode and paymasterAndData)', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const deployed = await node.wallet(0).deployContract({
+      abi: account06Abi,
+      bytecode: account06Bytecode,
+      args: [owner.address],
+      value: parseEther('1'),
+    })
+    const sender = (await waitForReceipt(node, deployed)).contractAddress as Address
+    const baseFee = (await node.publicClient.getBlock({ blockTag: 'pending' })).baseFeePerGas ?? 0n
+    const op = {
+      sender,
+      nonce: 0n,
+      initCode: '0x' as const,
+      callData: encodeFunctionData({ abi: account06Abi, functionName: 'execute', args: [RECIPIENT, 9n, '0x'] }),
+      callGasLimit: 0n,
+      verificationGasLimit: 0n,
+      preVerificationGas: 0n,
+      maxFeePerGas: baseFee * 2n + 1_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+      paymasterAndData: '0x' as const,
+      signature: `0x${'ff'.repeat(65)}` as const,
+    }
+    const { result: gas } = await node.rpc('eth_estimateUserOperationGas', [rpcOp(op), entryPoint06Address])
+    const filled = {
+      ...op,
+      callGasLimit: BigInt(gas.callGasLimit),
+      verificationGasLimit: BigInt(gas.verificationGasLimit),
+      preVerificationGas: BigInt(gas.preVerificationGas),
+    }
+    const userOpHash = getUserOperationHash({
+      chainId: node.chainId,
+      entryPointAddress: entryPoint06Address,
+      entryPointVersion: '0.6',
+      userOperation: filled,
+    })
+    const signature = await owner.signMessage({ message: { raw: userOpHash } })
+    const before = await balance(node, RECIPIENT)
+    const { result: hash } = await node.rpc('eth_sendUserOperation', [rpcOp({ ...filled, signature }), entryPoint06Address])
+    expect(hash).toBe(userOpHash)
+    const receipt = await bundlerFor(node).waitForUserOperationReceipt({ hash, timeout: 20_000 })
+    expect(receipt.success).toBe(true)
+    expect(receipt.entryPoint.toLowerCase()).toBe(entryPoint06Address.toLowerCase())
+    expect(await balance(node, RECIPIENT)).toBe(before + 9n)
   }, 60_000)
 
   it('takes the same op again after evm_revert removed its bundle', async () => {

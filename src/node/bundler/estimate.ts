@@ -142,7 +142,7 @@ export async function estimateUserOpGas(
 
 /**
  * Runs handleOps with the estimated limits (the stub signature fails, but the EntryPoint checks it only after
- * every limit of validation): a limit it finds too low (AA26, AA36; an out-of-gas deploy or validation,
+ * every limit of validation): a limit it finds too low (AA26, AA36; v0.6's AA40; an out-of-gas deploy or validation,
  * AA13, AA23, AA33) is raised by half, and run again.
  */
 async function holdInBundle(
@@ -159,7 +159,8 @@ async function holdInBundle(
     const trial = { ...withoutAuthorization, ...estimate, preVerificationGas: 1n << 20n } as UserOp
     const failure = await simulateBundle(parts, entryPoint, [trial], bundler, overrides)
     const code = failure?.reason.slice(0, 4)
-    if (code === 'AA26' || code === 'AA13' || code === 'AA23') estimate.verificationGasLimit += estimate.verificationGasLimit / 2n
+    if (code === 'AA26' || code === 'AA40' || code === 'AA13' || code === 'AA23')
+      estimate.verificationGasLimit += estimate.verificationGasLimit / 2n
     else if ((code === 'AA36' || code === 'AA33') && estimate.paymasterVerificationGasLimit !== undefined)
       estimate.paymasterVerificationGasLimit += estimate.paymasterVerificationGasLimit / 2n
     else return
