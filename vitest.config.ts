@@ -17,6 +17,7 @@ const SLOW = [
   'test/cli-typed-data.test.ts',
   'test/cli-wallet.test.ts',
   'test/tracing.test.ts',
+  'test/tracer-worker.test.ts',
   'test/fixture-app.test.ts',
   'test/denim-clients.test.ts',
   'test/denim-fork.test.ts',

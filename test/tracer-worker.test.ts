@@ -5,7 +5,7 @@
 // whose worker dies fails only its own request, and the next tracer runs as usual.
 import { type Hex, pad, toHex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { stopSandboxWorkers } from '../src/node/tracing/remote-sandbox.js'
+import { sandboxWorkersStarted, stopSandboxWorkers } from '../src/node/tracing/remote-sandbox.js'
 import { useTestNode } from './helpers.js'
 
 type Json = any
@@ -81,5 +81,19 @@ describe('JS tracers in a worker thread', () => {
     expect(killed.heads.length).toBeGreaterThanOrEqual(3)
     expect((await node.rpc('eth_blockNumber')).result).toMatch(/^0x[0-9a-f]+$/)
     expect((await traceCall(COUNT, '30s')).result).toBe(70_002)
+  }, 120_000)
+
+  it('a C built-in that runs past the deadline (a sort, which never checks it): the worker is terminated', async () => {
+    // split() makes 2 million strings in well under the 3 s; sorting them takes seconds more.
+    const sort =
+      '{result: function() { var p = ""; for (var i = 0; i < 1000; i++) p += String.fromCharCode(32 + (i * 7919) % 90); var a = p.repeat(2000).split(""); a.sort(); return a.length }, fault: function() {}}'
+    await traceCall(COUNT, '30s')
+    const before = sandboxWorkersStarted()
+    const sorted = await duringTrace(() => traceCall(sort, '3s'))
+    expect(sorted.response.error).toEqual({ code: -32000, message: 'execution timeout' })
+    expect(sorted.heads.length).toBeGreaterThan(0)
+    // The next tracer runs in a new worker.
+    expect((await traceCall(COUNT, '30s')).result).toBe(70_002)
+    expect(sandboxWorkersStarted()).toBe(before + 1)
   }, 120_000)
 })

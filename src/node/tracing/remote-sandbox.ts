@@ -124,6 +124,7 @@ class SandboxThread {
       }),
     )
     threads.add(this)
+    started++
   }
 
   post(request: Request): void {
@@ -163,6 +164,12 @@ class SandboxThread {
 
 const threads = new Set<SandboxThread>()
 const idle: SandboxThread[] = []
+let started = 0
+
+/** How many tracer workers this process has started. */
+export function sandboxWorkersStarted(): number {
+  return started
+}
 
 /** Terminates every tracer worker (a tracer running in one fails as its worker's crash would). */
 export function stopSandboxWorkers(): void {
