@@ -3,7 +3,8 @@
 // consult on transfers and mints. Storage is the ERC-7201 namespace "base.policy_registry": policies
 // (exists bit 255 | admin), members, pending admins, then the id counter (base/base
 // policy/storage.rs). Ids carry the type in their top byte; 0 always allows, (1 << 56) | 1 always
-// blocks; writes need the policy_registry feature, reads do not.
+// blocks; writes need the policy_registry feature, reads do not. Denim's inverted ids (bit 63) are
+// read here too; Cobalt's composite policies are not implemented.
 pragma solidity ^0.8.28;
 
 import {FEATURE_POLICY_REGISTRY, POLICY_REGISTRY, requireActivated, revertUnknownSelector} from './B20Shared.sol';
@@ -35,6 +36,7 @@ contract B20PolicyRegistry {
     uint64 private constant BUILTINS = 2;
     uint64 private constant COUNTER_MASK = (1 << 56) - 1;
     uint256 private constant MAX_BATCH = 64;
+    uint64 private constant INVERTED = uint64(1) << 63;
 
     struct Layout {
         mapping(uint64 => uint256) policies;
@@ -112,23 +114,29 @@ contract B20PolicyRegistry {
     }
 
     /// Never reverts: built-ins fast-path, malformed types are unauthorized, an unwritten policy
-    /// acts as an empty list of its type.
+    /// acts as an empty list of its type. Denim: bit 63 inverts the decision of the policy under
+    /// it, and an inverted id whose policy does not exist authorizes nobody (fails closed).
     function isAuthorized(uint64 policyId, address account) external view returns (bool) {
-        uint64 kind = policyId >> 56;
-        if (kind > uint64(uint8(PolicyType.ALLOWLIST))) return false;
-        if (policyId == ALWAYS_ALLOW) return true;
-        if (policyId == ALWAYS_BLOCK) return false;
-        bool member = _layout().members[policyId][account];
-        return kind == uint64(uint8(PolicyType.ALLOWLIST)) ? member : !member;
+        if (policyId & INVERTED != 0) {
+            uint64 base = policyId ^ INVERTED;
+            return _exists(base) && !_authorized(base, account);
+        }
+        return _authorized(policyId, account);
     }
 
+    /// An inverted id exists when its policy does (Denim).
     function policyExists(uint64 policyId) external view returns (bool) {
-        if (policyId == ALWAYS_ALLOW || policyId == ALWAYS_BLOCK) return true;
-        return _layout().policies[policyId] & EXISTS != 0;
+        return _exists(policyId & ~INVERTED);
     }
 
+    /// The admin of an inverted id is its policy's (Denim).
     function policyAdmin(uint64 policyId) external view returns (address) {
-        return address(uint160(_layout().policies[policyId]));
+        return address(uint160(_layout().policies[policyId & ~INVERTED]));
+    }
+
+    /// Denim's helper: the id with its invert bit toggled; reads no state.
+    function invertedPolicyId(uint64 policyId) external pure returns (uint64) {
+        return policyId ^ INVERTED;
     }
 
     function pendingPolicyAdmin(uint64 policyId) external view returns (address) {
@@ -159,6 +167,20 @@ contract B20PolicyRegistry {
         l.policies[id] = EXISTS | uint160(admin);
         emit PolicyCreated(id, msg.sender, policyType);
         emit PolicyAdminUpdated(id, address(0), admin);
+    }
+
+    function _exists(uint64 policyId) private view returns (bool) {
+        if (policyId == ALWAYS_ALLOW || policyId == ALWAYS_BLOCK) return true;
+        return _layout().policies[policyId] & EXISTS != 0;
+    }
+
+    function _authorized(uint64 policyId, address account) private view returns (bool) {
+        uint64 kind = policyId >> 56;
+        if (kind > uint64(uint8(PolicyType.ALLOWLIST))) return false;
+        if (policyId == ALWAYS_ALLOW) return true;
+        if (policyId == ALWAYS_BLOCK) return false;
+        bool member = _layout().members[policyId][account];
+        return kind == uint64(uint8(PolicyType.ALLOWLIST)) ? member : !member;
     }
 
     function _requireCustom(uint64 policyId) private view returns (uint256 packed) {

@@ -540,6 +540,49 @@ describe('B20 precompiles (profile base)', () => {
     ).toBe(false)
   })
 
+  it('inverts a policy with bit 63 (Denim): an inverted blocklist lets only its members send', async () => {
+    const [a, b, c] = [0, 1, 2].map((i) => node.accounts[i].address as Address)
+    const INVERTED = 1n << 63n
+    const created = await send(
+      0,
+      POLICY_REGISTRY_ADDRESS,
+      encodeFunctionData({ abi: policyRegistryAbi, functionName: 'createPolicyWithAccounts', args: [a, 0, [a]] }),
+    )
+    const base = (decodeEventLog({ abi: policyRegistryAbi, ...created.logs[0] }).args as { policyId: bigint }).policyId
+    const read = <T>(functionName: 'invertedPolicyId' | 'policyExists' | 'policyAdmin', id: bigint) =>
+      node.publicClient.readContract({
+        address: POLICY_REGISTRY_ADDRESS,
+        abi: policyRegistryAbi,
+        functionName,
+        args: [id],
+      }) as Promise<T>
+    expect(await read('invertedPolicyId', base)).toBe(base | INVERTED)
+    expect([await read('policyExists', base | INVERTED), await read('policyAdmin', base | INVERTED)]).toEqual([true, a])
+    // An inverted id of a policy that does not exist authorizes nobody.
+    const authorized = (id: bigint, who: Address) =>
+      node.publicClient.readContract({
+        address: POLICY_REGISTRY_ADDRESS,
+        abi: policyRegistryAbi,
+        functionName: 'isAuthorized',
+        args: [id, who],
+      })
+    expect([
+      await authorized(base | INVERTED, a),
+      await authorized(base | INVERTED, b),
+      await authorized(999n | INVERTED, b),
+    ]).toEqual([true, false, false])
+    const { token } = await createToken(0, ASSET, assetParams('Inverted', 'INV', a, 6), 8, [
+      encodeFunctionData({ abi: b20Abi, functionName: 'mint', args: [a, 10n] }),
+      encodeFunctionData({ abi: b20Abi, functionName: 'mint', args: [b, 10n] }),
+      encodeFunctionData({ abi: b20Abi, functionName: 'updatePolicy', args: [TRANSFER_SENDER_POLICY, base | INVERTED] }),
+    ])
+    const transfer = encodeFunctionData({ abi: b20Abi, functionName: 'transfer', args: [c, 1n] })
+    expect((await node.publicClient.call({ account: a, to: token, data: transfer })).data).toBe(pad('0x01'))
+    expect(await revertData(node, b, token, transfer)).toBe(
+      encodeErrorResult({ abi: b20Abi, errorName: 'PolicyForbids', args: [TRANSFER_SENDER_POLICY, base | INVERTED] }),
+    )
+  })
+
   it('answers the same on a fork of the chain, and a token keeps working there', async () => {
     const [a, b] = [0, 1].map((i) => node.accounts[i].address as Address)
     const token = b20Address(ASSET, a, salt(3))
