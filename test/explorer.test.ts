@@ -2,11 +2,11 @@
 // real node: a new block arrives live, and the flashblocks with the transactions each pre-confirmed; a transfer
 // from a dev account is found through the search box and shows its from, to, value and status; a reverted call
 // shows its reason; a contract creation its created address, its internal call, its logs and state changes, and
-// the contract's creator; a pre-confirmation a fault dropped shows as dropped, with why; a user operation is
-// found by its hash; a 375 px phone screen scrolls no sideways; the page logs no error and every request it
-// makes goes to the node's own origin. With PCNODE_SCREENSHOTS=1 it writes the screenshots docs/explorer.md
-// shows (docs/img/explorer-*.png). With fetch: the page's headers (strict CSP), other GETs and POST JSON-RPC as
-// before, and `explorer: false` answering GET / with the old text.
+// the contract's creator; an ERC-20 transfer its decoded input and log; a pre-confirmation a fault dropped shows
+// as dropped, with why; a user operation is found by its hash; a 375 px phone screen scrolls no sideways; the
+// page logs no error and every request it makes goes to the node's own origin. With PCNODE_SCREENSHOTS=1 it
+// writes the screenshots docs/explorer.md shows (docs/img/explorer-*.png). With fetch: the page's headers
+// (strict CSP), other GETs and POST JSON-RPC as before, and `explorer: false` answering GET / with the old text.
 // Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -30,6 +30,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText as waitForPageText } from './chromium.js'
 import { ROOT } from './cli.js'
+import { erc20Abi, erc20Bytecode } from './fixtures/erc20.js'
 import { emitterInitCode, poll, startTestNode, useTestNode } from './helpers.js'
 
 const OLD_TEXT = 'pcnode JSON-RPC endpoint: POST JSON-RPC 2.0 requests here (WebSocket on the same port).\n'
@@ -317,6 +318,21 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     await searchFor(created)
     await waitForText('[data-field="Creator"]', new RegExp(`^${from}$`, 'i'))
     expect(await page.textContent('[data-field="Created by"]')).toBe(short(hash))
+  }, 90_000)
+
+  it("decodes a known call's input and its logs (an ERC-20 transfer)", async () => {
+    const wallet = node.wallet(1)
+    const holder = node.accounts[1].address
+    const deploy = await wallet.deployContract({ abi: erc20Abi, bytecode: erc20Bytecode, args: [holder, 1000n] })
+    const token = (await node.publicClient.waitForTransactionReceipt({ hash: deploy })).contractAddress as Hex
+    const to = node.accounts[2].address
+    const hash = await wallet.writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, 5n] })
+    await node.publicClient.waitForTransactionReceipt({ hash })
+    await searchFor(hash)
+    await waitForText('[data-field="Input"]', new RegExp(`^transfer\\(recipient: ${to}, amount: 5\\)$`, 'i'))
+    expect((await page.textContent('#view .log .decoded'))?.toLowerCase()).toBe(
+      `transfer(from: ${holder}, to: ${to}, value: 5)`.toLowerCase(),
+    )
   }, 90_000)
 
   it('shows a pre-confirmation a fault dropped as dropped, with where it was and why', async () => {

@@ -4,7 +4,8 @@
 // `revertReason`), else from replaying it with eth_call; the call tree is the same callTracer answer,
 // the state changes prestateTracer's diffMode. One a fault dropped shows where it was pre-confirmed
 // and why it went. A contract's address names its creator (Otterscan's ots_getContractCreator). A
-// user operation (ERC-4337, the node's bundler) shows its sender, nonce, EntryPoint and bundle.
+// user operation (ERC-4337, the node's bundler) shows its sender, nonce, EntryPoint and bundle. Inputs and
+// logs are decoded where the page knows the signature (ERC-20, ERC-721, EntryPoint v0.7: abi-table.ts).
 
 export const SCRIPT_VIEWS = `
 function go(hash) { if (location.hash === '#' + hash) route(); else location.hash = hash; }
@@ -46,6 +47,30 @@ async function revertReason(tx, receipt, trace) {
     await rpc('eth_call', [{ from: tx.from, to: tx.to, data: tx.input, value: tx.value, gas: tx.gas }, at]);
   } catch (e) { return e.message; }
   return trace && trace.error ? trace.error : 'reverted without a reason';
+}
+
+// Inputs and logs by the signatures ABI holds (abi-table.ts): fixed-size arguments decoded, others named by type.
+function word(hex, i) { return hex.slice(i * 64, i * 64 + 64); }
+function decodeWord(type, w) {
+  if (!w || w.length < 64) return '?';
+  if (type === 'address') return '0x' + w.slice(24);
+  if (type === 'bool') return BigInt('0x' + w) ? 'true' : 'false';
+  if (type.indexOf('uint') === 0 && type.indexOf('[') < 0) return BigInt('0x' + w).toString();
+  if (type.indexOf('int') === 0 && type.indexOf('[') < 0) { var v = BigInt('0x' + w); return (v >= 2n ** 255n ? v - 2n ** 256n : v).toString(); }
+  if (type.indexOf('bytes') === 0 && type.length > 5 && type.indexOf('[') < 0) return '0x' + w.slice(0, Number(type.slice(5)) * 2);
+  return '(' + type + ')';
+}
+function decodeCall(input) {
+  var sig = input && input.length >= 10 ? ABI.functions[input.slice(0, 10)] : undefined;
+  if (!sig) return undefined;
+  var data = input.slice(10);
+  return sig.name + '(' + sig.inputs.map(function (p, i) { return p.name + ': ' + decodeWord(p.type, word(data, i)); }).join(', ') + ')';
+}
+function decodeLog(l) {
+  var sig = (ABI.events[l.topics[0]] || []).find(function (s) { return s.inputs.filter(function (p) { return p.indexed; }).length === l.topics.length - 1; });
+  if (!sig) return undefined;
+  var t = 1, d = 0, data = l.data.slice(2);
+  return sig.name + '(' + sig.inputs.map(function (p) { return p.name + ': ' + (p.indexed ? decodeWord(p.type, l.topics[t++].slice(2)) : decodeWord(p.type, word(data, d++))); }).join(', ') + ')';
 }
 
 /** prestateTracer diffMode: each touched account's balance, nonce, code and storage before → after. */
@@ -96,6 +121,7 @@ async function showTx(hash) {
     ['To', tx.to ? link('address/' + tx.to, tx.to, 'mono') : undefined],
     ['Created', receipt && receipt.contractAddress ? link('address/' + receipt.contractAddress, receipt.contractAddress, 'mono') : undefined],
     ['Value', eth(tx.value)], ['Nonce', dec(tx.nonce)],
+    ['Input', tx.input && tx.input !== '0x' ? (decodeCall(tx.input) || el('code', null, [tx.input.length > 74 ? tx.input.slice(0, 74) + '… (' + (tx.input.length - 2) / 2 + ' bytes)' : tx.input])) : undefined],
     ['Gas used', receipt ? dec(receipt.gasUsed) + ' of ' + dec(tx.gas) : undefined],
     ['Gas price', receipt && receipt.effectiveGasPrice ? gwei(receipt.effectiveGasPrice) : gwei(tx.gasPrice)]];
   if (receipt) L1_FIELDS.forEach(function (f) { if (receipt[f[1]] !== undefined && receipt[f[1]] !== null) pairs.push([f[0], f[2](receipt[f[1]])]); });
@@ -104,7 +130,9 @@ async function showTx(hash) {
   if (receipt && receipt.logs.length) {
     nodes.push(el('h3', null, ['Logs (' + receipt.logs.length + ')']));
     receipt.logs.forEach(function (l) {
-      nodes.push(el('div', { 'class': 'log mono' }, [link('address/' + l.address, l.address), el('br'), 'topics: ' + l.topics.join(', '), el('br'), 'data: ' + l.data]));
+      var decoded = decodeLog(l);
+      nodes.push(el('div', { 'class': 'log mono' }, [link('address/' + l.address, l.address), decoded ? el('div', { 'class': 'decoded' }, [decoded]) : null,
+        el('br'), 'topics: ' + l.topics.join(', '), el('br'), 'data: ' + l.data]));
     });
   }
   if (trace) { nodes.push(el('h3', null, ['Call tree'])); nodes.push(el('ul', { 'class': 'tree', id: 'call-tree' }, [callTree(trace)])); }

@@ -1,0 +1,44 @@
+// The signatures the explorer page decodes inputs and logs with: ERC-20 and ERC-721 (viem's ABIs) and
+// ERC-4337's EntryPoint v0.7, by 4-byte selector and by event topic. Built here in Node (the page has
+// no keccak) and embedded in the page's script as JSON. Only fixed-size arguments are decoded
+// (address, uint/int, bool, bytesN); others are named by their type.
+import { type AbiEvent, type AbiFunction, erc20Abi, erc721Abi, toEventSelector, toFunctionSelector } from 'viem'
+import { entryPoint07Abi } from 'viem/account-abstraction'
+
+interface Param {
+  name: string
+  type: string
+  indexed?: boolean
+}
+interface Signature {
+  name: string
+  inputs: Param[]
+}
+
+const ABIS = [erc20Abi, erc721Abi, entryPoint07Abi] as const
+
+function table(): { functions: Record<string, Signature>; events: Record<string, Signature[]> } {
+  const functions: Record<string, Signature> = {}
+  const events: Record<string, Signature[]> = {}
+  const params = (inputs: readonly { name?: string; type: string; indexed?: boolean }[]) =>
+    inputs.map((p, i) => ({ name: p.name || `arg${i}`, type: p.type, ...(p.indexed ? { indexed: true } : {}) }))
+  for (const abi of ABIS) {
+    for (const item of abi as readonly (AbiFunction | AbiEvent | { type: string })[]) {
+      if (item.type === 'function') {
+        const f = item as AbiFunction
+        functions[toFunctionSelector(f)] ??= { name: f.name, inputs: params(f.inputs) }
+      } else if (item.type === 'event') {
+        const e = item as AbiEvent
+        // ERC-20's and ERC-721's Transfer share a topic; the count of indexed arguments tells them apart.
+        const list = (events[toEventSelector(e)] ??= [])
+        const indexed = e.inputs.filter((p) => p.indexed).length
+        if (!list.some((s) => s.inputs.filter((p) => p.indexed).length === indexed)) {
+          list.push({ name: e.name, inputs: params(e.inputs) })
+        }
+      }
+    }
+  }
+  return { functions, events }
+}
+
+export const ABI_TABLE_JSON = JSON.stringify(table())
