@@ -606,14 +606,47 @@ describe('B20 precompiles (profile base)', () => {
       await fork.stop()
     }
   })
+
+  it('runs the factory and PolicyRegistry without their marker on a Beryl chain (a fork of Base); a registry write sets it', async () => {
+    const a = node.accounts[0].address as Address
+    for (const address of [B20_FACTORY_ADDRESS, POLICY_REGISTRY_ADDRESS]) await node.rpc('anvil_setCode', [address, '0x'])
+    try {
+      const { token } = await createToken(0, ASSET, assetParams('Bare', 'BR', a, 6), 9)
+      expect(await node.publicClient.getCode({ address: token })).toBe('0xef')
+      expect(await node.publicClient.getCode({ address: B20_FACTORY_ADDRESS })).toBeUndefined()
+      // A read leaves the registry as it is; a write gives it the marker before its storage.
+      const exists = await node.publicClient.readContract({
+        address: POLICY_REGISTRY_ADDRESS,
+        abi: policyRegistryAbi,
+        functionName: 'policyExists',
+        args: [2n],
+      })
+      expect(exists).toBe(true)
+      expect(await node.publicClient.getCode({ address: POLICY_REGISTRY_ADDRESS })).toBeUndefined()
+      await send(
+        0,
+        POLICY_REGISTRY_ADDRESS,
+        encodeFunctionData({ abi: policyRegistryAbi, functionName: 'createPolicy', args: [a, 1] }),
+      )
+      expect(await node.publicClient.getCode({ address: POLICY_REGISTRY_ADDRESS })).toBe('0xef')
+    } finally {
+      await node.rpc('anvil_setCode', [B20_FACTORY_ADDRESS, '0xef'])
+    }
+  })
 })
 
 describe('B20 precompiles are absent under --profile ethereum', () => {
   const node = useTestNode({ profile: 'ethereum' })
 
-  it('has no marker at the factory or registries', async () => {
+  it('has no marker at the factory or registries, and a call to the factory does nothing', async () => {
     for (const address of [B20_FACTORY_ADDRESS, ACTIVATION_REGISTRY_ADDRESS, POLICY_REGISTRY_ADDRESS]) {
       expect(await node.publicClient.getCode({ address })).toBeUndefined()
     }
+    const data = encodeFunctionData({
+      abi: b20FactoryAbi,
+      functionName: 'getB20Address',
+      args: [ASSET, zeroAddress, pad('0x01')],
+    })
+    expect((await node.publicClient.call({ to: B20_FACTORY_ADDRESS, data })).data).toBeUndefined()
   })
 })

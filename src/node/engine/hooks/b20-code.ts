@@ -6,8 +6,11 @@
 // for every call, so wrapping it swaps the code while storage, gas, logs, reverts, caller, value and
 // static context stay the EVM's own. A token account gets its marker when the factory first calls
 // its fresh address (createB20's set_code). Only state decides: a chain without the markers (every
-// chain but an OP one with Beryl) runs as before.
+// chain but an OP one with Beryl) runs as before; on one whose ActivationRegistry holds it, the
+// factory and the PolicyRegistry also run from an account with no code (a fork of Base).
+import { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
+import { toFunctionSelector } from 'viem'
 import { B20ActivationRegistry, B20Factory, B20PolicyRegistry, B20Token } from '../../../contracts/artifacts.js'
 
 /** EIP-3541's reserved first byte: no CREATE can leave it, so only the chain itself places it. */
@@ -24,6 +27,14 @@ const SINGLETONS = new Map<string, Uint8Array>([
 const TOKEN = hex(B20Token.deployedBytecode)
 
 const ACTIVATION_REGISTRY = '8453000000000000000000000000000000000001'
+const ACTIVATION_ADDRESS = new Address(Buffer.from(ACTIVATION_REGISTRY, 'hex'))
+
+/** The registries' state-changing selectors (pcnode's Solidity marks every write payable). */
+const REGISTRY_WRITES = new Set(
+  [...B20ActivationRegistry.abi, ...B20PolicyRegistry.abi].flatMap((e) =>
+    e.type === 'function' && e.stateMutability === 'payable' ? [toFunctionSelector(e).slice(2)] : [],
+  ),
+)
 /** activate(bytes32), deactivate(bytes32): base/base activation/abi.rs. */
 const ACTIVATION_WRITES = new Set(['59db6e85', '22eee84c'])
 /**
@@ -53,7 +64,7 @@ interface Message {
 /** The slice of ethereumjs' EVM (10.1.3, private) the hook wraps. */
 interface EvmShape {
   _loadCode(message: Message): Promise<void>
-  stateManager: { putCode(address: unknown, code: Uint8Array): Promise<void> }
+  stateManager: { putCode(address: unknown, code: Uint8Array): Promise<void>; getCode(address: Address): Promise<Uint8Array> }
 }
 
 const hexOf = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
@@ -70,13 +81,10 @@ export function installB20Code(vm: VM): void {
     if (preset || message.isCompiled || typeof message.code === 'function' || !message.code) return
     const code = message.code
     const address = message.codeAddress.bytes
+    const key = hexOf(address)
+    const selector = hexOf(message.data?.subarray(0, 4) ?? new Uint8Array())
     if (code.length === 1 && code[0] === 0xef) {
-      const key = hexOf(address)
-      if (
-        key === ACTIVATION_REGISTRY &&
-        message.isStatic &&
-        ACTIVATION_WRITES.has(hexOf(message.data?.subarray(0, 4) ?? B20_MARKER))
-      ) {
+      if (key === ACTIVATION_REGISTRY && message.isStatic && ACTIVATION_WRITES.has(selector)) {
         message.code = STATIC_REFUSAL
         return
       }
@@ -84,19 +92,26 @@ export function installB20Code(vm: VM): void {
       if (implementation) message.code = implementation
       return
     }
+    if (code.length !== 0 || message.delegatecall) return
     // createB20: the factory's first call to a fresh token address (a plain call, not static)
     // writes the marker, inside the factory's frame so its revert undoes it.
-    if (
-      code.length === 0 &&
-      isB20TokenAddress(address) &&
-      !message.delegatecall &&
-      !message.isStatic &&
-      hexOf(message.caller.bytes) === FACTORY &&
-      message.to !== undefined &&
-      same(message.to.bytes, address)
-    ) {
+    if (isB20TokenAddress(address)) {
+      const fromFactory = hexOf(message.caller.bytes) === FACTORY && message.to !== undefined && same(message.to.bytes, address)
+      if (!fromFactory || message.isStatic) return
       await evm.stateManager.putCode(message.codeAddress, B20_MARKER)
       message.code = TOKEN
+      return
     }
+    // A singleton without the marker on a Beryl chain (a fork of Base, whose factory holds no code
+    // and whose PolicyRegistry has none before its first write): run it all the same; a registry
+    // write sets the marker first, as Base's does, so EIP-161 cannot remove a storage-only account.
+    const implementation = SINGLETONS.get(key)
+    if (!implementation || key === ACTIVATION_REGISTRY) return
+    const registry = await evm.stateManager.getCode(ACTIVATION_ADDRESS)
+    if (registry.length !== 1 || registry[0] !== 0xef) return
+    if (key !== FACTORY && !message.isStatic && REGISTRY_WRITES.has(selector)) {
+      await evm.stateManager.putCode(message.codeAddress, B20_MARKER)
+    }
+    message.code = implementation
   }
 }
