@@ -3,7 +3,7 @@
 // v0.7 solady account its factory deploys in the first op; estimate, send self-paid, wait for the
 // pre-confirmed receipt, read the op back by hash; a bad signature refused with ERC-7769's code and the
 // EntryPoint's AA reason, the node serving on.
-import { type Address, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
+import { type Address, createWalletClient, encodeFunctionData, type Hex, http, parseEther } from 'viem'
 import {
   type BundlerClient,
   createBundlerClient,
@@ -265,7 +265,7 @@ describe('the built-in bundler (flashblocks profile)', () => {
         pollingInterval: 50,
       })
 
-    it('has a deposit in EntryPoint v0.7 and v0.8 from genesis', async () => {
+    it('has a deposit in EntryPoint v0.6, v0.7 and v0.8 from genesis', async () => {
       for (const p of DEV_PAYMASTERS) {
         const deposit = await node.publicClient.readContract({
           address: p.entryPoint,
@@ -297,6 +297,55 @@ describe('the built-in bundler (flashblocks profile)', () => {
       expect(receipt.success).toBe(true)
       expect(receipt.paymaster?.toLowerCase()).toBe(DEV_PAYMASTERS[1].address.toLowerCase())
       expect(await balance(node, owner.address)).toBe(0n)
+    }, 60_000)
+
+    it('sponsors a v0.6 op (paymasterAndData) from an account that holds no ETH', async () => {
+      const owner = privateKeyToAccount(generatePrivateKey())
+      const deployed = await node
+        .wallet(0)
+        .deployContract({ abi: account06Abi, bytecode: account06Bytecode, args: [owner.address] })
+      const sender = (await waitForReceipt(node, deployed)).contractAddress as Address
+      const baseFee = (await node.publicClient.getBlock({ blockTag: 'pending' })).baseFeePerGas ?? 0n
+      const chainId = `0x${node.chainId.toString(16)}`
+      const op = {
+        sender,
+        nonce: 0n,
+        initCode: '0x' as Hex,
+        callData: encodeFunctionData({ abi: account06Abi, functionName: 'execute', args: [RECIPIENT, 0n, '0x'] }),
+        callGasLimit: 0n,
+        verificationGasLimit: 0n,
+        preVerificationGas: 0n,
+        maxFeePerGas: baseFee * 2n + 1_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000_000n,
+        paymasterAndData: '0x' as Hex,
+        signature: `0x${'ff'.repeat(65)}` as Hex,
+      }
+      const stub = await node.rpc('pm_getPaymasterStubData', [rpcOp(op), entryPoint06Address, chainId, {}])
+      expect(stub.result.paymasterAndData.slice(0, 42).toLowerCase()).toBe(DEV_PAYMASTERS[2].address.toLowerCase())
+      const { result: gas } = await node.rpc('eth_estimateUserOperationGas', [
+        rpcOp({ ...op, paymasterAndData: stub.result.paymasterAndData }),
+        entryPoint06Address,
+      ])
+      const estimated = {
+        ...op,
+        callGasLimit: BigInt(gas.callGasLimit),
+        verificationGasLimit: BigInt(gas.verificationGasLimit),
+        preVerificationGas: BigInt(gas.preVerificationGas),
+      }
+      const { result: data } = await node.rpc('pm_getPaymasterData', [rpcOp(estimated), entryPoint06Address, chainId, {}])
+      const final = { ...estimated, paymasterAndData: data.paymasterAndData as Hex }
+      const userOpHash = getUserOperationHash({
+        chainId: node.chainId,
+        entryPointAddress: entryPoint06Address,
+        entryPointVersion: '0.6',
+        userOperation: final,
+      })
+      const signature = await owner.signMessage({ message: { raw: userOpHash } })
+      const { result: hash } = await node.rpc('eth_sendUserOperation', [rpcOp({ ...final, signature }), entryPoint06Address])
+      const receipt = await bundlerFor(node).waitForUserOperationReceipt({ hash, timeout: 20_000 })
+      expect(receipt.success).toBe(true)
+      expect(receipt.paymaster?.toLowerCase()).toBe(DEV_PAYMASTERS[2].address.toLowerCase())
+      expect(await balance(node, sender)).toBe(0n)
     }, 60_000)
 
     it('refuses while pcnode_setPaymasterSponsoring is false', async () => {

@@ -1,10 +1,10 @@
 // ERC-7677's paymaster service for pcnode's development paymaster (contracts/PcnodePaymaster.sol, at
-// genesis for EntryPoint v0.7 and v0.8): stub data to estimate with (a signature that fails without
+// genesis for EntryPoint v0.6, v0.7 and v0.8): stub data to estimate with (a signature that fails without
 // reverting), then the node's signature over the op's final fields. It sponsors every op until told
 // to refuse (pcnode_setPaymasterSponsoring false), so an app's refused-sponsorship path can be tested.
 import { type Address, concat, decodeFunctionResult, encodeFunctionData, type Hex, hexToBytes, isAddressEqual, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { DEV_PAYMASTERS, PAYMASTER_SIGNER_KEY, PcnodePaymaster } from '../../contracts/paymaster.js'
+import { DEV_PAYMASTERS, PAYMASTER_SIGNER_KEY, PcnodePaymaster, PcnodePaymasterV06 } from '../../contracts/paymaster.js'
 import { entryPointAt } from './entry-points.js'
 import { InvalidUserOpError, PaymasterRejectedError } from './errors.js'
 import type { BundlerParts } from './parts.js'
@@ -16,10 +16,7 @@ const VALIDITY: Hex = '0x000000000000000000000000'
 const STUB_SIGNATURE: Hex =
   '0xfffffffffffffffffffffffffffffff0000000000000000000000000000000007aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1c'
 
-export interface PaymasterFields {
-  paymaster: Address
-  paymasterData: Hex
-}
+export type PaymasterFields = { paymaster: Address; paymasterData: Hex } | { paymasterAndData: Hex }
 
 export class DevPaymaster {
   private sponsoring = true
@@ -43,7 +40,7 @@ export class DevPaymaster {
     }
     const found = DEV_PAYMASTERS.find((p) => isAddressEqual(p.entryPoint, entryPoint))
     if (!found) {
-      throw new InvalidUserOpError(`the development paymaster serves EntryPoint v0.7 and v0.8, not ${entryPoint}`)
+      throw new InvalidUserOpError(`the development paymaster serves EntryPoint v0.6, v0.7 and v0.8, not ${entryPoint}`)
     }
     if ((await this.parts.code(hexToBytes(found.address))).length === 0) {
       throw new PaymasterRejectedError('no development paymaster on this chain (it is deployed at genesis on the OP profiles)')
@@ -54,10 +51,10 @@ export class DevPaymaster {
     return found.address
   }
 
-  /** pm_getPaymasterStubData: fields to estimate with. */
-  async stubData(entryPoint: Address, chainId: bigint): Promise<PaymasterFields & { isFinal: false }> {
-    const paymaster = await this.paymasterFor(entryPoint, chainId)
-    return { paymaster, paymasterData: concat([VALIDITY, STUB_SIGNATURE]), isFinal: false }
+  /** pm_getPaymasterStubData: fields to estimate with (v0.6: paymasterAndData). */
+  async stubData(entryPointAddress: Address, chainId: bigint): Promise<PaymasterFields & { isFinal: false }> {
+    const paymaster = await this.paymasterFor(entryPointAddress, chainId)
+    return { ...fields(entryPointAddress, paymaster, concat([VALIDITY, STUB_SIGNATURE])), isFinal: false }
   }
 
   /** pm_getPaymasterData: the node's signature over the op's fields as they will be sent. */
@@ -65,20 +62,28 @@ export class DevPaymaster {
     const paymaster = await this.paymasterFor(entryPointAddress, chainId)
     const entryPoint = entryPointAt(entryPointAddress)
     if (!entryPoint) throw new InvalidUserOpError(`EntryPoint ${entryPointAddress} is not supported`)
-    const withPaymaster = { ...op, paymaster, paymasterData: concat([VALIDITY, STUB_SIGNATURE]) } as UserOp
+    const stub = concat([VALIDITY, STUB_SIGNATURE])
+    const withPaymaster = (
+      entryPoint.version === '0.6'
+        ? { ...op, paymasterAndData: concat([paymaster, stub]) }
+        : { ...op, paymaster, paymasterData: stub }
+    ) as UserOp
     // The hash from the contract itself (getHash), so node and paymaster cannot disagree on it.
+    const abi = entryPoint.version === '0.6' ? PcnodePaymasterV06.abi : PcnodePaymaster.abi
     const output = await this.parts.call({
       to: hexToBytes(paymaster),
       data: hexToBytes(
-        encodeFunctionData({
-          abi: PcnodePaymaster.abi,
-          functionName: 'getHash',
-          args: [packed(entryPoint, withPaymaster) as never, 0, 0],
-        }),
+        encodeFunctionData({ abi, functionName: 'getHash', args: [packed(entryPoint, withPaymaster) as never, 0, 0] }),
       ),
     })
-    const hash = decodeFunctionResult({ abi: PcnodePaymaster.abi, functionName: 'getHash', data: toHex(output) })
+    const hash = decodeFunctionResult({ abi, functionName: 'getHash', data: toHex(output) })
     const signature = await this.signer.signMessage({ message: { raw: hash } })
-    return { paymaster, paymasterData: concat([VALIDITY, signature]) }
+    return fields(entryPointAddress, paymaster, concat([VALIDITY, signature]))
   }
+}
+
+/** ERC-7677's answer: paymaster and paymasterData, or for v0.6 paymasterAndData. */
+function fields(entryPoint: Address, paymaster: Address, paymasterData: Hex): PaymasterFields {
+  const v06 = DEV_PAYMASTERS.find((p) => isAddressEqual(p.entryPoint, entryPoint))?.version === '0.6'
+  return v06 ? { paymasterAndData: concat([paymaster, paymasterData]) } : { paymaster, paymasterData }
 }

@@ -1,4 +1,4 @@
-// Genesis paymasters (OP profiles): pcnode's development paymaster for EntryPoint v0.7 and v0.8, each
+// Genesis paymasters (OP profiles): pcnode's development paymaster for EntryPoint v0.7, v0.8 and v0.6, each
 // created from the fixed deployer with its deposit: the address holds PAYMASTER_DEPOSIT before its
 // creation code runs, and the constructor moves that balance into the EntryPoint (depositTo).
 import { encodeAbiParameters, hexToBytes } from 'viem'
@@ -8,6 +8,7 @@ import {
   PAYMASTER_DEPOSIT,
   PAYMASTER_SIGNER_ADDRESS,
   PcnodePaymaster,
+  PcnodePaymasterV06,
 } from '../../contracts/paymaster.js'
 import type { Engine } from '../engine/index.js'
 
@@ -19,7 +20,8 @@ export async function installPaymasters(engine: Engine): Promise<void> {
   for (const paymaster of DEV_PAYMASTERS) {
     await engine.live.putAccount(hexToBytes(paymaster.address), { nonce: 0n, balance: PAYMASTER_DEPOSIT })
     const args = encodeAbiParameters([{ type: 'address' }, { type: 'address' }], [paymaster.entryPoint, PAYMASTER_SIGNER_ADDRESS])
-    const code = hexToBytes(`${PcnodePaymaster.bytecode}${args.slice(2)}`)
+    const creation = paymaster.version === '0.6' ? PcnodePaymasterV06.bytecode : PcnodePaymaster.bytecode
+    const code = hexToBytes(`${creation}${args.slice(2)}`)
     const result = await engine.runCreation(hexToBytes(PAYMASTER_DEPLOYER_ADDRESS), code, DEPLOY_GAS)
     if (result.error) throw new Error(`genesis: deploying the v${paymaster.version} paymaster failed: ${result.error}`)
     const created = result.createdAddress && `0x${Buffer.from(result.createdAddress).toString('hex')}`
