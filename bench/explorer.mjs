@@ -116,12 +116,13 @@ async function measureLag(browser, url, blocks) {
   ws.close()
   const byHeads = []
   const byStamp = []
-  let missing = 0
+  const missing = []
+  const last = Math.max(...heads.keys())
   for (const [n, h] of heads) {
     if (n < from) continue
     const shown = seen[String(n)]
     if (shown === undefined) {
-      missing++
+      missing.push(n === last ? `${n} (the last)` : n)
       continue
     }
     byHeads.push(shown - h.arrival)
@@ -207,7 +208,7 @@ async function main() {
       out.lag = await measureLag(browser, url, opts.blocks)
       console.log(`block shown, after newHeads at a WebSocket client: ${fmt(out.lag.afterNewHeads)}`)
       console.log(`block shown, after its timestampMs:                ${fmt(out.lag.afterTimestampMs)}`)
-      console.log(`blocks never shown: ${out.lag.missing}; page errors: ${out.lag.pageErrors.length}`)
+      console.log(`blocks never shown: ${out.lag.missing.join(', ') || 'none'}; page errors: ${out.lag.pageErrors.length}`)
     }
     if (opts.only.includes('throughput')) {
       out.throughput = await measureThroughput(browser, url, rpc, opts.tx, opts.runs, opts.inFlight)
