@@ -80,10 +80,14 @@ export function installB20Code(vm: VM): void {
     await load(message)
     if (preset || message.isCompiled || typeof message.code === 'function' || !message.code) return
     const code = message.code
+    // Ordinary code returns here, before any work: the hook sits on every call's path.
+    if (code.length > 1 || (code.length === 1 && code[0] !== 0xef)) return
     const address = message.codeAddress.bytes
+    // No code: only a token (0xB2…) or a singleton (0xB20f…, 0x8453…) address is of interest.
+    if (code.length === 0 && address[0] !== 0xb2 && address[0] !== 0x84) return
     const key = hexOf(address)
     const selector = hexOf(message.data?.subarray(0, 4) ?? new Uint8Array())
-    if (code.length === 1 && code[0] === 0xef) {
+    if (code.length === 1) {
       if (key === ACTIVATION_REGISTRY && message.isStatic && ACTIVATION_WRITES.has(selector)) {
         message.code = STATIC_REFUSAL
         return
@@ -92,7 +96,7 @@ export function installB20Code(vm: VM): void {
       if (implementation) message.code = implementation
       return
     }
-    if (code.length !== 0 || message.delegatecall) return
+    if (message.delegatecall) return
     // createB20: the factory's first call to a fresh token address (a plain call, not static)
     // writes the marker, inside the factory's frame so its revert undoes it.
     if (isB20TokenAddress(address)) {
