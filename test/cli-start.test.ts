@@ -355,6 +355,14 @@ function rpcOf(out: string): (method: string, params?: unknown[]) => Promise<{ r
   }
 }
 
+/** Hardhat's console address, and console.log(string)'s call data. */
+const CONSOLE = '0x000000000000000000636F6e736F6c652e6c6f67'
+const consoleLog = (text: string) =>
+  encodeFunctionData({
+    abi: [{ type: 'function', name: 'log', inputs: [{ type: 'string' }], outputs: [], stateMutability: 'view' }],
+    args: [text],
+  })
+
 // ESC [ … m: chalk's colour codes.
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g')
 
@@ -389,7 +397,7 @@ describe('pcnode start logs what happens to transactions', () => {
 })
 
 describe('pcnode start --quiet levels, and its colours', () => {
-  it("-q: the banner and only what went wrong (the failed transaction with its block, a refused send), in anvil's colours", async () => {
+  it("-q: the banner, what went wrong (the failed transaction with its block, a refused send) and console.log, in anvil's colours", async () => {
     const run = startCli(['-q', '--block-time', '0'], { FORCE_COLOR: '1' })
     const plain = () => run.out().replace(ANSI, '')
     try {
@@ -420,6 +428,9 @@ describe('pcnode start --quiet levels, and its colours', () => {
       await rpc('eth_sendTransaction', [{ from, to, nonce: '0x0' }])
       await until(() => /^\S+ refused from 0x[0-9a-f]{40}: nonce too low/m.test(plain()), 30_000, 'the refused line')
       expect(run.out()).toContain('\x1b[31mrefused\x1b[39m')
+      // console.log output is the user's code speaking: kept.
+      await rpc('eth_call', [{ to: CONSOLE, data: consoleLog('kept at -q') }, 'latest'])
+      await until(() => plain().includes('console.log: kept at -q'), 30_000, 'the console.log line')
       // What went right is not printed: no tx, block or ok line.
       expect(plain()).not.toContain(ok)
       expect(plain()).not.toMatch(/^\S+ (tx|block) /m)
@@ -429,7 +440,7 @@ describe('pcnode start --quiet levels, and its colours', () => {
     }
   }, 120_000)
 
-  it('-qq: the URL line and nothing else, not even for a failed transaction', async () => {
+  it('-qq: the URL line and nothing else, not even for a failed transaction or console.log', async () => {
     const run = startCli(['-qq', '--block-time', '0'])
     try {
       await until(() => /pcnode listening on http/.test(run.out()) || run.child.exitCode !== null, 60_000, 'the URL line')
@@ -442,6 +453,7 @@ describe('pcnode start --quiet levels, and its colours', () => {
         { timeoutMs: 30_000, what: 'the failed receipt' },
       )
       await rpc('eth_sendTransaction', [{ from, to: from, nonce: '0x0' }])
+      await rpc('eth_call', [{ to: CONSOLE, data: consoleLog('not at -qq') }, 'latest'])
       run.child.kill('SIGTERM')
       expect(await run.exited).toBe(0)
       expect(run.out()).toMatch(/^pcnode listening on http:\/\/127\.0\.0\.1:\d+\n$/)
