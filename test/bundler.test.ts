@@ -13,8 +13,10 @@ import {
   entryPoint07Address,
   entryPoint08Address,
   getUserOperationHash,
+  toPackedUserOperation,
   toSimple7702SmartAccount,
   toSoladySmartAccount,
+  type UserOperation,
 } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -247,6 +249,35 @@ describe('the built-in bundler (flashblocks profile)', () => {
     const again = await node.rpc('eth_sendUserOperation', [body, entryPoint07Address])
     expect(again.result).toBe(hash)
     expect((await client.waitForUserOperationReceipt({ hash, timeout: 20_000 })).success).toBe(true)
+  }, 60_000)
+
+  it('serves the receipt of an op another bundler sent (handleOps called directly)', async () => {
+    const op = (await ruleBreaker(node))(0)
+    const userOperation = {
+      ...op,
+      nonce: BigInt(op.nonce),
+      callGasLimit: BigInt(op.callGasLimit),
+      verificationGasLimit: BigInt(op.verificationGasLimit),
+      preVerificationGas: BigInt(op.preVerificationGas),
+      maxFeePerGas: BigInt(op.maxFeePerGas),
+      maxPriorityFeePerGas: BigInt(op.maxPriorityFeePerGas),
+    } as UserOperation<'0.7'>
+    const hash = getUserOperationHash({
+      chainId: node.chainId,
+      entryPointAddress: entryPoint07Address,
+      entryPointVersion: '0.7',
+      userOperation,
+    })
+    const sent = await node.wallet(1).writeContract({
+      address: entryPoint07Address,
+      abi: entryPoint07Abi,
+      functionName: 'handleOps',
+      args: [[toPackedUserOperation(userOperation)], node.accounts[1].address],
+    })
+    await waitForReceipt(node, sent)
+    const receipt = await bundlerFor(node).waitForUserOperationReceipt({ hash, timeout: 20_000 })
+    expect(receipt.success).toBe(true)
+    expect(receipt.receipt.transactionHash).toBe(sent)
   }, 60_000)
 
   it('pays the bundles from an account funded at genesis', async () => {

@@ -117,6 +117,7 @@ export class DevNode {
         nonce: (address) => this.getTransactionCount(address, { tag: 'pending' }),
         sendRawTransaction: (raw) => this.sendRawTransaction(raw),
         receipt: (hash) => this.getReceipt(hash),
+        logs: (filter) => this.getLogs(filter),
         waiting: (hash) => this.isPooled(hash) || this.chain.getTx(hash) !== undefined,
         baseFee: () => this.pendingBaseFee(),
         tip: () => SUGGESTED_TIP,

@@ -2,9 +2,10 @@
 // the debug_bundler_* controls of the bundler spec tests): ops are checked by running handleOps on the
 // pre-confirmed state, kept in the mempool, and in auto mode bundled at once into a handleOps
 // transaction from the bundler's account, so they are pre-confirmed in the next flashblock.
-import { type Address, type Hex, hexToBytes, toHex } from 'viem'
+import { type Address, encodeEventTopics, type Hex, hexToBytes, toHex } from 'viem'
+import { entryPoint07Abi } from 'viem/account-abstraction'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
-import type { StateOverrides } from '../types.js'
+import type { IncludedTx, StateOverrides } from '../types.js'
 import type { BundlerAccount } from './account.js'
 import { ENTRY_POINTS, type EntryPoint, entryPointAt } from './entry-points.js'
 import { InvalidUserOpError } from './errors.js'
@@ -24,6 +25,9 @@ export interface FeeTier {
   maxFeePerGas: bigint
   maxPriorityFeePerGas: bigint
 }
+
+/** UserOperationEvent's topic, the same in every EntryPoint version. */
+const [USER_OPERATION_EVENT] = encodeEventTopics({ abi: entryPoint07Abi, eventName: 'UserOperationEvent' }) as [Hex]
 
 /** Gas the bundle transaction carries beyond its ops' limits: the transaction, the loop, the beneficiary. */
 const BUNDLE_OVERHEAD = 100_000n
@@ -170,9 +174,32 @@ export class Bundler {
   }
 
   /** eth_getUserOperationReceipt: undefined until its bundle is pre-confirmed. */
-  receipt(hash: Hex): UserOpOutcome | undefined {
+  receipt(hash: Hex): { entryPoint: EntryPoint; outcome: UserOpOutcome } | undefined {
     const record = this.mempool.get(hash)
-    return record ? this.outcome(record) : undefined
+    if (record) {
+      const outcome = this.outcome(record)
+      return outcome && { entryPoint: record.entryPoint, outcome }
+    }
+    return this.foreignReceipt(hash)
+  }
+
+  /** An op this bundler did not send (another bundler, handleOps called directly): its UserOperationEvent in the chain's logs. */
+  private foreignReceipt(hash: Hex): { entryPoint: EntryPoint; outcome: UserOpOutcome } | undefined {
+    let found: IncludedTx | undefined
+    try {
+      found = this.parts.logs({
+        fromBlock: { tag: 'earliest' },
+        toBlock: { tag: 'pending' },
+        addresses: ENTRY_POINTS.map((e) => hexToBytes(e.address)),
+        topics: [[hexToBytes(USER_OPERATION_EVENT)], [hexToBytes(hash)]],
+      })[0]?.tx
+    } catch {
+      return undefined // a range the node will not search (pruned or too long): not found
+    }
+    const log = found?.receipt.logs.find((l) => toHex(l.topics[1] ?? new Uint8Array()) === hash)
+    const entryPoint = log && entryPointAt(toHex(log.address))
+    const outcome = found && entryPoint && outcomeIn(entryPoint, hash, found)
+    return outcome ? { entryPoint, outcome } : undefined
   }
 
   private outcome(record: OpRecord): UserOpOutcome | undefined {

@@ -2,7 +2,7 @@
 // state, the raw send, receipts, fees and the L1 data fee. Kept apart so the bundler's files import
 // nothing above them.
 import type { SimulatedCall } from '../execution/simulate/run.js'
-import type { CallRequest, IncludedTx, StateOverrides } from '../types.js'
+import type { CallRequest, IncludedTx, LogFilter, MatchedLog, StateOverrides } from '../types.js'
 
 /** Runs a JS tracer over a call on the pre-confirmed state: the tracer's result. */
 export type TraceCall = (req: CallRequest, tracer: string, config: object, overrides?: StateOverrides) => Promise<unknown>
@@ -19,6 +19,8 @@ export interface BundlerParts {
   sendRawTransaction(raw: Uint8Array): Promise<Uint8Array>
   /** The transaction's receipt, sealed or pre-confirmed, when it is visible. */
   receipt(hash: Uint8Array): IncludedTx | undefined
+  /** eth_getLogs over sealed and pre-confirmed blocks. */
+  logs(filter: LogFilter): MatchedLog[]
   /** Whether the transaction still waits: in the pool, or in a block not yet shown (halted flashblocks). */
   waiting(hash: Uint8Array): boolean
   baseFee(): bigint

@@ -52,10 +52,8 @@ export const bundlerMethods: MethodGroup = (node) => ({
   eth_getUserOperationReceipt: (params) => {
     expectArgs(params, 1, 1)
     const hash = hashArg(params[0])
-    const outcome = node.bundler.receipt(hash)
-    const record = node.bundler.lookup(hash)?.record
-    if (!outcome || !record) return null
-    return formatUserOperationReceipt(hash, record.entryPoint.address, outcome)
+    const found = node.bundler.receipt(hash)
+    return found ? formatUserOperationReceipt(hash, found.entryPoint.address, found.outcome) : null
   },
   pimlico_getUserOperationGasPrice: (params) => {
     expectArgs(params, 0, 0)
