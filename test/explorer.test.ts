@@ -250,6 +250,7 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     expect(await page.textContent('[data-field="To"]')).toBe(to.address.toLowerCase())
     expect(await page.textContent('[data-field="Value"]')).toBe('1.5 ETH')
     expect(await page.textContent('[data-field="Status"]')).toMatch(/^(confirmed|preconfirmed) · success$/)
+    expect(await page.textContent('[data-field="Flashblock"]')).toMatch(/^\d+$/)
     expect(view).toContain('L1 fee')
     expect(await page.textContent('#call-tree')).toMatch(/^CALL /)
     // The sender's address view lists the transfer (ots_searchTransactionsBefore) once its block is sealed
@@ -315,6 +316,10 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
       (code) => code !== undefined && code !== '0x',
       { timeoutMs: 60_000, what: 'the sealed creation' },
     )
+    // Sealed now: the transaction's page gives the block's time.
+    await searchFor(hash)
+    const block = await node.publicClient.getBlock({ blockNumber: receipt.blockNumber })
+    await waitForText('[data-field="Sealed at"]', new RegExp(`^${new Date(Number(block.timestamp) * 1000).toISOString()}$`))
     await searchFor(created)
     await waitForText('[data-field="Creator"]', new RegExp(`^${from}$`, 'i'))
     expect(await page.textContent('[data-field="Created by"]')).toBe(short(hash))
