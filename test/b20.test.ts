@@ -583,6 +583,56 @@ describe('B20 precompiles (profile base)', () => {
     )
   })
 
+  it('burns with a memo, burns a blocked holder, pauses by feature and renames (EIP-712 domain follows)', async () => {
+    const [a, b] = [0, 1].map((i) => node.accounts[i].address as Address)
+    const role = (name: string) => keccak256(toHex(name))
+    const grant = (name: string) => encodeFunctionData({ abi: b20Abi, functionName: 'grantRole', args: [role(name), a] })
+    const { token } = await createToken(0, ASSET, assetParams('Old', 'OLD', a, 6), 10, [
+      ...['MINT_ROLE', 'BURN_ROLE', 'BURN_BLOCKED_ROLE', 'PAUSE_ROLE', 'UNPAUSE_ROLE', 'METADATA_ROLE'].map(grant),
+      encodeFunctionData({ abi: b20Abi, functionName: 'mint', args: [a, 100n] }),
+      encodeFunctionData({ abi: b20Abi, functionName: 'mint', args: [b, 100n] }),
+    ])
+    const memo = pad('0xbeef')
+    const burned = await send(0, token, encodeFunctionData({ abi: b20Abi, functionName: 'burnWithMemo', args: [40n, memo] }))
+    expect(burned.logs.map((l) => decodeEventLog({ abi: b20Abi, ...l }))).toEqual([
+      { eventName: 'Transfer', args: { from: a, to: zeroAddress, amount: 40n } },
+      { eventName: 'Memo', args: { caller: a, memo } },
+    ])
+    expect(await node.publicClient.readContract({ address: token, abi: b20Abi, functionName: 'totalSupply' })).toBe(160n)
+    // b is not blocked (the sender policy is ALWAYS_ALLOW): AccountNotBlocked(b).
+    const burnBlocked = encodeFunctionData({ abi: b20Abi, functionName: 'burnBlocked', args: [b, 1n] })
+    expect(await revertData(node, a, token, burnBlocked)).toBe(
+      encodeErrorResult({ abi: b20Abi, errorName: 'AccountNotBlocked', args: [b] }),
+    )
+    await send(
+      0,
+      token,
+      encodeFunctionData({ abi: b20Abi, functionName: 'updatePolicy', args: [TRANSFER_SENDER_POLICY, (1n << 56n) | 1n] }),
+    )
+    const seized = await send(0, token, burnBlocked)
+    expect(seized.logs.map((l) => decodeEventLog({ abi: b20Abi, ...l }).eventName)).toEqual(['Transfer', 'BurnedBlocked'])
+    // Pause MINT and BURN, not TRANSFER.
+    const paused = await send(0, token, encodeFunctionData({ abi: b20Abi, functionName: 'pause', args: [[1, 2]] }))
+    expect(decodeEventLog({ abi: b20Abi, ...paused.logs[0] })).toEqual({
+      eventName: 'Paused',
+      args: { updater: a, features: [1, 2] },
+    })
+    expect(await node.publicClient.readContract({ address: token, abi: b20Abi, functionName: 'pausedFeatures' })).toEqual([1, 2])
+    expect(await revertData(node, a, token, encodeFunctionData({ abi: b20Abi, functionName: 'burn', args: [1n] }))).toBe(
+      encodeErrorResult({ abi: b20Abi, errorName: 'ContractPaused', args: [2] }),
+    )
+    expect(await revertData(node, a, token, encodeFunctionData({ abi: b20Abi, functionName: 'pause', args: [[]] }))).toBe(
+      encodeErrorResult({ abi: b20Abi, errorName: 'EmptyFeatureSet' }),
+    )
+    // Paused bits in slot 11 of the namespace: 1 << MINT | 1 << BURN.
+    expect(
+      hexToBigInt((await node.publicClient.getStorageAt({ address: token, slot: toHex(B20_ROOT + 11n, { size: 32 }) })) as Hex),
+    ).toBe(6n)
+    await send(0, token, encodeFunctionData({ abi: b20Abi, functionName: 'updateName', args: ['New'] }))
+    const domain = await node.publicClient.readContract({ address: token, abi: b20Abi, functionName: 'eip712Domain' })
+    expect(domain.slice(1, 5)).toEqual(['New', '1', BigInt(node.chainId), token])
+  })
+
   it('answers the same on a fork of the chain, and a token keeps working there', async () => {
     const [a, b] = [0, 1].map((i) => node.accounts[i].address as Address)
     const token = b20Address(ASSET, a, salt(3))
