@@ -6,7 +6,7 @@
 import { type Hex, pad, toHex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { sandboxWorkersStarted, stopSandboxWorkers } from '../src/node/tracing/remote-sandbox.js'
-import { useTestNode } from './helpers.js'
+import { poll, useTestNode } from './helpers.js'
 
 type Json = any
 
@@ -81,6 +81,24 @@ describe('JS tracers in a worker thread', () => {
     expect(killed.heads.length).toBeGreaterThanOrEqual(3)
     expect((await node.rpc('eth_blockNumber')).result).toMatch(/^0x[0-9a-f]+$/)
     expect((await traceCall(COUNT, '30s')).result).toBe(70_002)
+  }, 120_000)
+
+  it('a send during a looping trace is admitted and pre-confirmed before the trace ends', async () => {
+    const looping = `{step: function() { for (;;) {} }, fault: function() {}, result: function() { return 1 }}`
+    let traceSettled = false
+    let sent: Promise<{ status: string; traceSettledAtReceipt: boolean }> | undefined
+    const send = async () => {
+      const hash = await node.wallet(1).sendTransaction({ to: address(0xbeef), value: 1n })
+      const receipt = await poll(async () => (await node.rpc('eth_getTransactionReceipt', [hash])).result)
+      return { status: receipt.status, traceSettledAtReceipt: traceSettled }
+    }
+    const trace = () =>
+      traceCall(looping, '5s').finally(() => {
+        traceSettled = true
+      })
+    const { response } = await duringTrace(trace, { after: 2, run: () => (sent = send()) })
+    expect(response.error).toEqual({ code: -32000, message: 'execution timeout' })
+    expect(await sent).toEqual({ status: '0x1', traceSettledAtReceipt: false })
   }, 120_000)
 
   it('a C built-in that runs past the deadline (a sort, which never checks it): the worker is terminated', async () => {

@@ -176,9 +176,11 @@ export class Admission {
     // Admission reads the sender from the state cache, so a send does not wait behind a
     // flashblock in the serial queue. It waits when a state change is queued ahead of it (a send
     // after anvil_setBalance in one batch sees the new balance) or the cache lacks the sender.
+    // It only reads the live state and fills the pool, so a trace waiting on its tracer's worker
+    // lets it through (lendable), as it lets blocks through.
     const cached = engine.queue.readableNow ? engine.peekAccount(tx.from) : undefined
     if (cached !== undefined) return this.admit(info, cached ?? undefined)
-    return engine.queue.run(async () => this.admit(info, await engine.live.account(tx.from)))
+    return engine.queue.run(async () => this.admit(info, await engine.live.account(tx.from)), { lendable: true })
   }
 
   private admit(info: PoolTxInfo, account: { nonce: bigint; balance: bigint } | undefined): Uint8Array {

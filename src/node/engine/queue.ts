@@ -31,8 +31,9 @@ export interface RunOptions {
   /** The block producer's: runs before every task of the ordinary lane that waits. */
   urgent?: boolean
   /**
-   * Reads, and work on a state of its own that it reverts (calls, estimates, simulations): may
-   * also run while the running task lends the queue.
+   * Reads (admission too: it reads the live state and fills the pool), and work on a state of its
+   * own that it reverts (calls, estimates, simulations): may also run while the running task
+   * lends the queue.
    */
   lendable?: boolean
 }
