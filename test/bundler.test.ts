@@ -280,6 +280,27 @@ describe('the built-in bundler (flashblocks profile)', () => {
     expect(receipt.receipt.transactionHash).toBe(sent)
   }, 60_000)
 
+  it('drops at bundling time an op the EntryPoint now refuses, and takes it again once it can pay', async () => {
+    const op = (await ruleBreaker(node))(0)
+    expect((await node.rpc('debug_bundler_setBundlingMode', ['manual'])).result).toBe('ok')
+    try {
+      const { result: hash } = await node.rpc('eth_sendUserOperation', [op, entryPoint07Address])
+      expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
+      // The sender loses its ETH before the bundle: AA21, so the op is left out and nothing is sent.
+      await node.rpc('anvil_setBalance', [op.sender, '0x0'])
+      expect((await node.rpc('debug_bundler_sendBundleNow')).result).toBe(null)
+      expect((await node.rpc('eth_getUserOperationByHash', [hash])).result).toBe(null)
+      expect((await node.rpc('debug_bundler_dumpMempool', [entryPoint07Address])).result).toEqual([])
+      await node.rpc('anvil_setBalance', [op.sender, '0xde0b6b3a7640000'])
+      expect((await node.rpc('eth_sendUserOperation', [op, entryPoint07Address])).result).toBe(hash)
+      const { result: bundle } = await node.rpc('debug_bundler_sendBundleNow')
+      expect(bundle).toMatch(/^0x[0-9a-f]{64}$/)
+      expect((await bundlerFor(node).waitForUserOperationReceipt({ hash, timeout: 20_000 })).success).toBe(true)
+    } finally {
+      await node.rpc('debug_bundler_setBundlingMode', ['auto'])
+    }
+  }, 60_000)
+
   it('pays the bundles from an account funded at genesis', async () => {
     const address = node.node.bundler.address
     expect(await node.publicClient.getBalance({ address })).toBeGreaterThan(parseEther('1'))

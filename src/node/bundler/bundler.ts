@@ -151,12 +151,17 @@ export class Bundler {
 
   /**
    * Ops whose bundle transaction is neither included nor waiting any more (evm_revert, anvil_reset, a fault
-   * that dropped it for good) are dropped, so the same op or its sender's nonce can be sent again.
+   * that dropped it for good), or was included without running them (the bundle reverted: the state moved
+   * between the check and the block), are dropped, so the same op or its sender's nonce can be sent again.
    */
   private forgetVanishedBundles(): void {
     for (const r of this.mempool.submitted()) {
-      if (r.txHash && !this.parts.receipt(r.txHash) && !this.parts.waiting(r.txHash)) {
+      if (!r.txHash) continue
+      const included = this.parts.receipt(r.txHash)
+      if (!included && !this.parts.waiting(r.txHash)) {
         this.drop(r, `its bundle ${toHex(r.txHash)} is no longer on the chain nor waiting`)
+      } else if (included && !outcomeIn(r.entryPoint, r.hash, included)) {
+        this.drop(r, `its bundle ${toHex(r.txHash)} ran without it (${included.receipt.status === 1 ? 'no event' : 'reverted'})`)
       }
     }
   }
