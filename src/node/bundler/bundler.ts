@@ -98,7 +98,8 @@ export class Bundler {
     if (replaced) this.mempool.delete(replaced.hash)
     this.mempool.add({ hash, op, entryPoint, status: 'pending', receivedAt: performance.now() })
     this.parts.log(`user operation ${hash} from ${op.sender} accepted (EntryPoint v${entryPoint.version})`)
-    if (this.mode === 'auto') void this.bundle()
+    // Its failure is logged by bundle(); the send has succeeded either way.
+    if (this.mode === 'auto') this.bundle().catch(() => {})
     return hash
   }
 
