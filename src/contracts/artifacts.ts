@@ -926,7 +926,7 @@ export const B20Token = {
     {
       inputs: [
         {
-          internalType: 'enum B20Token.PausableFeature',
+          internalType: 'enum B20TokenBase.PausableFeature',
           name: 'feature',
           type: 'uint8',
         },
@@ -1266,7 +1266,7 @@ export const B20Token = {
         },
         {
           indexed: false,
-          internalType: 'enum B20Token.PausableFeature[]',
+          internalType: 'enum B20TokenBase.PausableFeature[]',
           name: 'features',
           type: 'uint8[]',
         },
@@ -1454,7 +1454,7 @@ export const B20Token = {
         },
         {
           indexed: false,
-          internalType: 'enum B20Token.PausableFeature[]',
+          internalType: 'enum B20TokenBase.PausableFeature[]',
           name: 'features',
           type: 'uint8[]',
         },
@@ -1912,7 +1912,7 @@ export const B20Token = {
     {
       inputs: [
         {
-          internalType: 'enum B20Token.PausableFeature',
+          internalType: 'enum B20TokenBase.PausableFeature',
           name: 'feature',
           type: 'uint8',
         },
@@ -2004,7 +2004,7 @@ export const B20Token = {
     {
       inputs: [
         {
-          internalType: 'enum B20Token.PausableFeature[]',
+          internalType: 'enum B20TokenBase.PausableFeature[]',
           name: 'features',
           type: 'uint8[]',
         },
@@ -2019,7 +2019,7 @@ export const B20Token = {
       name: 'pausedFeatures',
       outputs: [
         {
-          internalType: 'enum B20Token.PausableFeature[]',
+          internalType: 'enum B20TokenBase.PausableFeature[]',
           name: 'features',
           type: 'uint8[]',
         },
@@ -2308,7 +2308,7 @@ export const B20Token = {
     {
       inputs: [
         {
-          internalType: 'enum B20Token.PausableFeature[]',
+          internalType: 'enum B20TokenBase.PausableFeature[]',
           name: 'features',
           type: 'uint8[]',
         },
