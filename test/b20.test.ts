@@ -249,6 +249,10 @@ describe('B20 factory and registries (profile base)', () => {
     const balance = (client: typeof node.publicClient, holder: Address) =>
       client.readContract({ address: token, abi: b20Abi, functionName: 'balanceOf', args: [holder] })
     const before = [await balance(node.publicClient, a), await balance(node.publicClient, b)]
+    // eth_getProof proves the balance at its ERC-7201 slot under the token's storage root.
+    const proof = await node.publicClient.getProof({ address: token, storageKeys: [balanceSlot(a)] })
+    expect(proof.storageProof[0].value).toBe(before[0])
+    expect(proof.storageHash).not.toBe('0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421')
     const fork = await startTestNode({ profile: 'base', fork: { url: node.rpcUrl } })
     try {
       expect([await balance(fork.publicClient, a), await balance(fork.publicClient, b)]).toEqual(before)
