@@ -138,21 +138,9 @@ describe('pcnode start shows what the node explains', () => {
     const { child, out, exited } = startCli(['--block-time', '3600'])
     try {
       await until(() => /^RPC\s+http:\/\/127\.0\.0\.1:\d+$/m.test(out()) || child.exitCode !== null, 60_000, 'the banner')
-      const rpcUrl = /^RPC\s+(http:\/\/127\.0\.0\.1:\d+)$/m.exec(out())?.[1] as string
-      const rpc = async (method: string, params: unknown[] = []) => {
-        const res = await fetch(rpcUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-        })
-        return (await res.json()) as { result?: any; error?: any }
-      }
+      const rpc = rpcOf(out())
       // console.log("hello from a call"): a call to Hardhat's console address.
-      const data = encodeFunctionData({
-        abi: [{ type: 'function', name: 'log', inputs: [{ type: 'string' }], outputs: [], stateMutability: 'view' }],
-        args: ['hello from a call'],
-      })
-      await rpc('eth_call', [{ to: '0x000000000000000000636F6e736F6c652e6c6f67', data }, 'latest'])
+      await rpc('eth_call', [{ to: CONSOLE, data: consoleLog('hello from a call') }, 'latest'])
       await until(() => out().includes('console.log: hello from a call'), 30_000, 'the console.log line')
       // A pre-confirmed send, then its sender's nonce read at "latest" (the hour-long block is not sealed).
       const [from, to] = (await rpc('eth_accounts')).result
@@ -295,15 +283,8 @@ describe('pcnode start logs blocks that hold transactions', () => {
       const { child, out, exited } = startCli(['--profile', profile, '--block-time', blockTime])
       try {
         await until(() => /^RPC\s+http/m.test(out()), 20_000, 'the banner')
-        const rpcUrl = (/^RPC\s+(http:\/\/127\.0\.0\.1:\d+)$/m.exec(out()) as RegExpExecArray)[1]
-        const rpc = async (method: string, params: unknown[] = []) => {
-          const res = await fetch(rpcUrl, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-          })
-          return ((await res.json()) as { result: any }).result
-        }
+        const call = rpcOf(out())
+        const rpc = async (method: string, params: unknown[] = []) => (await call(method, params)).result
         const from = ((await rpc('eth_accounts')) as string[])[0].toLowerCase()
         // Idle blocks first: several go by without a line.
         await poll(

@@ -9,27 +9,13 @@
 // (strict CSP), other GETs and POST JSON-RPC as before, and `explorer: false` answering GET / with the old text.
 // Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import {
-  concat,
-  createWalletClient,
-  encodeErrorResult,
-  getContractAddress,
-  type Hex,
-  http,
-  keccak256,
-  parseAbi,
-  parseEther,
-  toHex,
-} from 'viem'
+import { createWalletClient, getContractAddress, type Hex, http, keccak256, parseEther, toHex } from 'viem'
 import { createBundlerClient, toSimple7702SmartAccount } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText as waitForPageText } from './chromium.js'
-import { ROOT } from './cli.js'
+import { creatorInitCode, revertingContract, screenshot, startCli } from './explorer-helpers.js'
 import { erc20Abi, erc20Bytecode } from './fixtures/erc20.js'
 import { emitterInitCode, poll, startTestNode, useTestNode } from './helpers.js'
 
@@ -37,78 +23,6 @@ const OLD_TEXT = 'pcnode JSON-RPC endpoint: POST JSON-RPC 2.0 requests here (Web
 
 const skipReason = chromiumUnavailable()
 if (skipReason) console.warn(`explorer browser tests skipped: ${skipReason}`)
-
-/** Init code deploying a contract that reverts every call with Error("explorer says no"). */
-function revertingContract(): `0x${string}` {
-  const payload = encodeErrorResult({ abi: parseAbi(['error Error(string)']), errorName: 'Error', args: ['explorer says no'] })
-  const bytes = Buffer.from(payload.slice(2), 'hex')
-  let runtime = ''
-  for (let at = 0; at < bytes.length; at += 32) {
-    const word = Buffer.alloc(32)
-    bytes.copy(word, 0, at, Math.min(at + 32, bytes.length))
-    runtime += `7f${word.toString('hex')}60${at.toString(16).padStart(2, '0')}52` // PUSH32 word PUSH1 at MSTORE
-  }
-  runtime += `60${bytes.length.toString(16).padStart(2, '0')}6000fd` // PUSH1 len PUSH1 0 REVERT
-  const len = (runtime.length / 2).toString(16).padStart(2, '0')
-  // PUSH1 len PUSH1 12 PUSH1 0 CODECOPY PUSH1 len PUSH1 0 RETURN, then the runtime
-  return `0x60${len}600c60003960${len}6000f3${runtime}`
-}
-
-/**
- * Init code whose constructor calls `target` with 1 wei (so the creation needs a value) and logs
- * Made(), leaving a contract that does nothing.
- */
-function creatorInitCode(target: Hex): Hex {
-  const made = keccak256(toHex('Made()'))
-  // PUSH0 x4 PUSH1 1 PUSH20 target GAS CALL POP PUSH32 made PUSH0 PUSH0 LOG1
-  const ctor = concat(['0x5f5f5f5f600173', target, '0x5af150', '0x7f', made, '0x5f5fa1'])
-  // PUSH1 1 DUP1 PUSH1 offset PUSH0 CODECOPY PUSH0 RETURN, then the runtime: STOP
-  return concat([ctor, `0x60018060${((ctor.length - 2) / 2 + 9).toString(16).padStart(2, '0')}5f395ff3`, '0x00'])
-}
-
-/** Where the screenshots go when PCNODE_SCREENSHOTS=1 (not in CI: they would dirty the tree). */
-const SHOTS = process.env.PCNODE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'img') : undefined
-
-/** A small PNG of the page's top (or of one element) at this viewport (device scale 1), for the docs; the viewport is put back. */
-async function screenshot(
-  page: Page,
-  name: string,
-  width: number,
-  height: number,
-  only?: { from: string; to: string },
-): Promise<void> {
-  if (!SHOTS) return
-  mkdirSync(SHOTS, { recursive: true })
-  const before = page.viewportSize()
-  await page.setViewportSize({ width, height })
-  const path = join(SHOTS, `explorer-${name}.png`)
-  // `only`: from the top of one element to the bottom of another (part of a long view), else the viewport.
-  const [top, bottom] = only
-    ? await Promise.all([page.locator(only.from).boundingBox(), page.locator(only.to).boundingBox()])
-    : []
-  const clip = top && bottom ? { x: top.x, y: top.y, width: top.width, height: bottom.y + bottom.height + 12 - top.y } : undefined
-  await page.screenshot({ path, animations: 'disabled', clip, fullPage: clip !== undefined })
-  if (before) await page.setViewportSize(before)
-}
-
-/** `pcnode start` from the sources on a free port: its banner once printed, and the child to kill. */
-async function startCli(flags: string[]): Promise<{ child: ChildProcess; banner: string; rpcUrl: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', 'start', '--port', '0', '--no-app', ...flags], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout?.on('data', (d) => {
-      out += d
-      const rpc = /^RPC\s+(http:\/\/\S+)$/m.exec(out)
-      // The access lines close the banner.
-      if (rpc && /^Web pages:/m.test(out)) resolve({ child, banner: out, rpcUrl: rpc[1] })
-    })
-    child.once('exit', (code) => reject(new Error(`pcnode start exited (${code}): ${out}`)))
-  })
-}
 
 describe('the explorer page over fetch', () => {
   const node = useTestNode()
@@ -319,7 +233,7 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     // Sealed now: the transaction's page gives the block's time.
     await searchFor(hash)
     const block = await node.publicClient.getBlock({ blockNumber: receipt.blockNumber })
-    await waitForText('[data-field="Sealed at"]', new RegExp(`^${new Date(Number(block.timestamp) * 1000).toISOString()}$`))
+    await waitForText('[data-field="Block time"]', new RegExp(`^${new Date(Number(block.timestamp) * 1000).toISOString()}$`))
     await searchFor(created)
     await waitForText('[data-field="Creator"]', new RegExp(`^${from}$`, 'i'))
     expect(await page.textContent('[data-field="Created by"]')).toBe(short(hash))

@@ -118,9 +118,9 @@ async function showTx(hash) {
   var sealed = where && where.blockHash ? await maybe('eth_getBlockByHash', [where.blockHash, false]) : undefined;
   var pairs = [['Hash', el('code', null, [tx.hash])], ['Status', status],
     ['Block', tx.blockNumber ? link('block/' + dec(tx.blockNumber), '#' + dec(tx.blockNumber)) : 'pending'],
-    // Its stages as far as the node says: the flashblock that pre-confirmed it, the sealed block's time.
+    // Its stages as far as the node says: the flashblock that pre-confirmed it, then its sealed block's time.
     ['Flashblock', where && where.flashblockIndex !== undefined ? dec(where.flashblockIndex) : undefined],
-    ['Sealed at', sealed ? new Date(msOf(sealed)).toISOString() : undefined],
+    ['Block time', sealed ? new Date(msOf(sealed)).toISOString() : undefined],
     ['From', link('address/' + tx.from, tx.from, 'mono')],
     ['To', tx.to ? link('address/' + tx.to, tx.to, 'mono') : undefined],
     ['Created', receipt && receipt.contractAddress ? link('address/' + receipt.contractAddress, receipt.contractAddress, 'mono') : undefined],
