@@ -298,9 +298,14 @@ describe('pcnode start logs blocks that hold transactions', () => {
           (r) => r?.blockHash !== undefined && !/^0x0+$/.test(r.blockHash),
           { timeoutMs: 20_000, what: 'the sealed receipt' },
         )
-        const line = new RegExp(`^\\S+ block #${BigInt(receipt.blockNumber)} \\S+ 1 tx, gas \\d+, (.+)$`, 'm')
+        const line = new RegExp(
+          `^\\S+ block #${BigInt(receipt.blockNumber)} \\S+ 1 tx, gas \\d+, (.+) \\((\\d+) idle blocks? before it\\)$`,
+          'm',
+        )
         await until(() => line.test(out()), 10_000, 'the block line')
-        const how = (line.exec(out()) as RegExpExecArray)[1]
+        const [, how, idle] = line.exec(out()) as RegExpExecArray
+        // The idle blocks went by without a line, counted on this one.
+        expect(Number(idle)).toBeGreaterThanOrEqual(3)
         expect(how).toMatch(profile === 'base' ? /^at \d+\.(000|200|400|600|800)$/ : /^\d+ flashblocks$/)
         expect(out().match(/^\S+ block #/gm)).toHaveLength(1)
         // The accepted transaction names its recipient and value; the mined one its outcome.

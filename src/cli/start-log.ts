@@ -44,19 +44,26 @@ export function followActivity(chalk: ChalkInstance, started: StartedNode, level
     const which = hash ? hex(hash) : from ? `from ${hex(from)}` : 'a send'
     log(() => `${chalk.red('refused')} ${which}: ${reason}`)
   })
-  // Blocks holding only what every block makes for itself (the OP stack's system deposits) are
-  // not printed: an idle chain makes one a second or five (Denim), and they say nothing new.
+  // Blocks holding only what every block makes for itself (the OP stack's system deposits) get no
+  // line: an idle chain makes one a second or five (Denim), and they say nothing new. They are
+  // counted instead, on the next block line.
+  let idle = 0
   events.on('block', ({ block }) => {
     const own = block.txs.filter((t) => !isSystemDeposit(t.tx))
-    if (own.length === 0) return
+    if (own.length === 0) {
+      idle++
+      return
+    }
     const h = block.header
     if (all) {
       const millis = blockMillis(block)
       // Denim blocks are whole (no flashblocks) and five share a second: their time says which.
       const how =
         millis === undefined ? `${block.flashblocks} flashblocks` : `at ${h.timestamp}.${String(millis).padStart(3, '0')}`
-      log(() => `block #${h.number} ${hex(block.hash)} ${own.length} tx, gas ${h.gasUsed}, ${how}`)
+      const before = idle > 0 ? ` (${idle} idle block${idle > 1 ? 's' : ''} before it)` : ''
+      log(() => `block #${h.number} ${hex(block.hash)} ${own.length} tx, gas ${h.gasUsed}, ${how}${before}`)
     }
+    idle = 0
     // Each transaction's outcome, as anvil prints them as they are mined; -q: the failed ones, with their block.
     for (const t of own) {
       if (all) log(() => `      ${hex(t.tx.hash)} ${outcome(chalk, t.receipt)}`)
