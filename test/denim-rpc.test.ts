@@ -189,6 +189,8 @@ describe('no pre-confirmations to wait for (profile base)', () => {
       status: 'confirmed',
       blockNumber: first.blockNumber,
       blockHash: canonical.hash,
+      pooledAt: expect.any(Number),
+      sealedAt: expect.any(Number),
     })
   })
 })

@@ -234,6 +234,8 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     await searchFor(hash)
     const block = await node.publicClient.getBlock({ blockNumber: receipt.blockNumber })
     await waitForText('[data-field="Block time"]', new RegExp(`^${new Date(Number(block.timestamp) * 1000).toISOString()}$`))
+    // Each stage's time (pcnode_transactionStatus's pooledAt, preconfirmedAt, sealedAt), in order.
+    expect(await page.textContent('[data-field="Stages"]')).toMatch(/^pooled [\d:.]+ → pre-confirmed [\d:.]+ → sealed [\d:.]+$/)
     await searchFor(created)
     await waitForText('[data-field="Creator"]', new RegExp(`^${from}$`, 'i'))
     expect(await page.textContent('[data-field="Created by"]')).toBe(short(hash))
@@ -278,6 +280,7 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     expect(await page.textContent('[data-field="Reason"]')).toMatch(/^left out as block \d+ sealed \(drop rate 1, seed 1\)$/)
     expect(await page.textContent('[data-field="Pre-confirmed in"]')).toMatch(/^#\d+$/)
     expect(await page.textContent('[data-field="Afterwards"]')).toBe('discarded')
+    expect(await page.textContent('[data-field="Stages"]')).toMatch(/^pooled [\d:.]+ → pre-confirmed [\d:.]+ → dropped [\d:.]+$/)
   }, 90_000)
 
   it("finds a user operation by its hash and shows its sender, nonce and bundle (the node's bundler)", async () => {

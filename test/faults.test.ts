@@ -96,6 +96,9 @@ describe('pcnode_dropPreconfirmed: Base by default', () => {
       flashblockIndex: expect.stringMatching(/^0x[1-9a-f]/),
       reason: 'dropped by pcnode_dropPreconfirmed',
       requeued: false,
+      pooledAt: expect.any(Number),
+      preconfirmedAt: expect.any(Number),
+      droppedAt: expect.any(Number),
     })
     const a1Status = (await node.rpc('pcnode_transactionStatus', [a1])).result
     expect(a1Status.status).toBe('dropped')
@@ -173,7 +176,10 @@ describe('pcnode_dropPreconfirmed: Base by default', () => {
     expect((await node.rpc('pcnode_haltFlashblocks')).result).toBe(true)
     const raw = await signedTransfer(node, 7)
     const pooled = (await node.rpc('eth_sendRawTransaction', [raw])).result
-    expect((await node.rpc('pcnode_transactionStatus', [pooled])).result).toEqual({ status: 'pending' })
+    expect((await node.rpc('pcnode_transactionStatus', [pooled])).result).toEqual({
+      status: 'pending',
+      pooledAt: expect.any(Number),
+    })
     expect((await node.rpc('pcnode_dropPreconfirmed', [pooled])).error).toEqual({
       code: -32000,
       message: `transaction ${pooled} is not pre-confirmed: it waits in the pool (anvil_dropTransaction takes it out of the pool)`,

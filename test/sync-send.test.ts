@@ -111,8 +111,13 @@ describe('eth_sendRawTransactionSync on a pre-confirming node', () => {
       status: 'preconfirmed',
       blockNumber: receipt.blockNumber,
       flashblockIndex: expect.stringMatching(/^0x/),
+      pooledAt: expect.any(Number),
+      preconfirmedAt: expect.any(Number),
     })
     expect(Number(pre.flashblockIndex)).toBeGreaterThanOrEqual(1)
+    // Each stage's wall-clock time, in the order they happened.
+    expect(pre.pooledAt).toBeLessThanOrEqual(pre.preconfirmedAt)
+    expect(Math.abs(pre.pooledAt - Date.now())).toBeLessThan(60_000)
     // Base's method only looks at the pool: a pre-confirmed transaction has left it.
     expect((await node.rpc('base_transactionStatus', [hash])).result).toEqual({ status: 'Unknown' })
     const sealed = await node.node.mine()
@@ -122,7 +127,11 @@ describe('eth_sendRawTransactionSync on a pre-confirming node', () => {
       blockNumber: receipt.blockNumber,
       flashblockIndex: pre.flashblockIndex,
       blockHash: `0x${Buffer.from(sealed.hash).toString('hex')}`,
+      pooledAt: pre.pooledAt,
+      preconfirmedAt: pre.preconfirmedAt,
+      sealedAt: expect.any(Number),
     })
+    expect(done.sealedAt).toBeGreaterThanOrEqual(pre.preconfirmedAt)
   })
 })
 
@@ -140,7 +149,10 @@ describe('eth_sendRawTransactionSync without mining', () => {
     expect(error.data).toMatch(/^0x[0-9a-f]{64}$/)
     expect(error.message).toBe(`Transaction ${error.data} was added to the mempool but wasn't confirmed within 300ms.`)
     expect((await node.rpc('base_transactionStatus', [error.data])).result).toEqual({ status: 'Known' })
-    expect((await node.rpc('pcnode_transactionStatus', [error.data])).result).toEqual({ status: 'pending' })
+    expect((await node.rpc('pcnode_transactionStatus', [error.data])).result).toEqual({
+      status: 'pending',
+      pooledAt: expect.any(Number),
+    })
     // Seconds are printed the way Rust's Duration Debug prints them.
     const second = (await node.rpc('eth_sendRawTransactionSync', [await signTransfer(node, 0, 1), 1500])).error
     expect(second.message).toBe(`Transaction ${second.data} was added to the mempool but wasn't confirmed within 1.5s.`)

@@ -95,12 +95,21 @@ function stateDiff(diff) {
 var L1_FIELDS = [['L1 fee', 'l1Fee', eth], ['L1 gas used', 'l1GasUsed', dec], ['L1 gas price', 'l1GasPrice', gwei],
   ['L1 blob base fee', 'l1BlobBaseFee', gwei], ['L1 base fee scalar', 'l1BaseFeeScalar', dec], ['L1 blob base fee scalar', 'l1BlobBaseFeeScalar', dec]];
 
+/** Each stage's time as pcnode_transactionStatus gives it (pooledAt, preconfirmedAt, sealedAt, droppedAt: ms). */
+var STAGES = [['pooled', 'pooledAt'], ['pre-confirmed', 'preconfirmedAt'], ['dropped', 'droppedAt'], ['sealed', 'sealedAt']];
+function stageTimes(st) {
+  if (!st) return undefined;
+  var parts = STAGES.filter(function (s) { return typeof st[s[1]] === 'number'; }).sort(function (a, b) { return st[a[1]] - st[b[1]]; })
+    .map(function (s) { return s[0] + ' ' + clock(new Date(st[s[1]])); });
+  return parts.length ? el('span', { id: 'stages' }, [parts.join(' → ')]) : undefined;
+}
+
 /** A pre-confirmation an injected fault took back: pcnode_transactionStatus still knows where it was and why. */
 function showDropped(hash, st) {
   show('Transaction', [dl([['Hash', el('code', null, [hash])], ['Status', el('span', { 'class': 'bad' }, ['dropped'])],
     ['Pre-confirmed in', link('block/' + dec(st.blockNumber), '#' + dec(st.blockNumber))],
     ['Flashblock', st.flashblockIndex !== undefined ? dec(st.flashblockIndex) : undefined],
-    ['Reason', st.reason], ['Afterwards', st.requeued ? 'back to the pool once its block sealed' : 'discarded']])]);
+    ['Stages', stageTimes(st)], ['Reason', st.reason], ['Afterwards', st.requeued ? 'back to the pool once its block sealed' : 'discarded']])]);
 }
 
 async function showTx(hash) {
@@ -121,6 +130,7 @@ async function showTx(hash) {
     // Its stages as far as the node says: the flashblock that pre-confirmed it, then its sealed block's time.
     ['Flashblock', where && where.flashblockIndex !== undefined ? dec(where.flashblockIndex) : undefined],
     ['Block time', sealed ? new Date(msOf(sealed)).toISOString() : undefined],
+    ['Stages', stageTimes(where)],
     ['From', link('address/' + tx.from, tx.from, 'mono')],
     ['To', tx.to ? link('address/' + tx.to, tx.to, 'mono') : undefined],
     ['Created', receipt && receipt.contractAddress ? link('address/' + receipt.contractAddress, receipt.contractAddress, 'mono') : undefined],

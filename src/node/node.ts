@@ -30,6 +30,7 @@ import type { Persistence } from './storage/persistence.js'
 import type { StatePruner } from './storage/pruning.js'
 import { parseTraceConfig } from './tracing/config.js'
 import type { Debugger } from './tracing/debug.js'
+import { TxStages } from './tx-stages.js'
 import type {
   BlockOverrides,
   BlockRecord,
@@ -68,6 +69,8 @@ export class DevNode {
   readonly walletCalls: WalletCalls
   /** The built-in ERC-4337 bundler (eth_sendUserOperation and friends). */
   readonly bundler: Bundler
+  /** When each transaction was pooled, pre-confirmed, sealed or dropped (pcnode_transactionStatus). */
+  readonly stages: TxStages
   private readonly ctx: NodeContext
   private readonly executor: Executor
   private readonly admission: Admission
@@ -88,6 +91,7 @@ export class DevNode {
       pruner: this.pruner,
       faults: this.faults,
     } = parts)
+    this.stages = new TxStages(this.events)
     this.walletCalls = new WalletCalls({
       chainId: this.chainId,
       holds: (a) => this.devAccount(a) !== undefined || this.dev.impersonating(a),

@@ -177,6 +177,8 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
     pcnode_transactionStatus: (params) => {
       expectArgs(params, 1, 1)
       const hash = parseHash(params[0], 'hash')
+      // When each stage it reached happened (ms since the epoch): pooledAt, preconfirmedAt, sealedAt, droppedAt.
+      const times = node.stages.of(hash)
       const t = node.getReceipt(hash)
       if (t) {
         const out: Record<string, unknown> = {
@@ -186,9 +188,9 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
         // A Denim block (profile base) is built whole: it has no flashblocks to place the transaction in.
         if (blockMillis(t.block) === undefined) out.flashblockIndex = toQuantity(t.flashblockIndex)
         if (t.block.sealed) out.blockHash = toData(t.block.hash)
-        return out
+        return { ...out, ...times }
       }
-      if (node.isPooled(hash)) return { status: 'pending' }
+      if (node.isPooled(hash)) return { status: 'pending', ...times }
       const drop = node.faults.dropRecord(hash)
       if (drop) {
         return {
@@ -197,6 +199,7 @@ export function pubsubMethods(node: DevNode, pubsub = new PubSub(node)): MethodT
           flashblockIndex: toQuantity(drop.flashblockIndex),
           reason: drop.reason,
           requeued: drop.requeued,
+          ...times,
         }
       }
       return { status: 'unknown' }
