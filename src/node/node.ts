@@ -216,10 +216,18 @@ export class DevNode {
     return this.readAccount('eth_getBalance', address, ref, (view) => view.balance(address), String)
   }
 
-  /** At "pending", counts pooled transactions too (geth's semantics), so back-to-back sends work. */
-  async getTransactionCount(address: Uint8Array, ref: BlockRef): Promise<bigint> {
-    const nonce = await this.readAccount('eth_getTransactionCount', address, ref, (view) => view.nonce(address), String)
-    return 'tag' in ref && ref.tag === 'pending' ? this.pool.pendingNonce(address, nonce) : nonce
+  /**
+   * At "pending", counts pooled transactions too (geth's semantics), so back-to-back sends work.
+   * The pool is read in the same queue task as the state: a flashblock that ran between the two
+   * would have moved the sender's transactions from the pool into a state this read did not see.
+   */
+  getTransactionCount(address: Uint8Array, ref: BlockRef): Promise<bigint> {
+    const pending = 'tag' in ref && ref.tag === 'pending'
+    const count = async (view: ExecView) => {
+      const nonce = await view.nonce(address)
+      return pending ? this.pool.pendingNonce(address, nonce) : nonce
+    }
+    return this.readAccount('eth_getTransactionCount', address, ref, count, String)
   }
 
   getCode(address: Uint8Array, ref: BlockRef): Promise<Uint8Array> {
