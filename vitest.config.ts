@@ -21,6 +21,7 @@ const SLOW = [
   'test/fixture-app.test.ts',
   'test/denim-clients.test.ts',
   'test/denim-fork.test.ts',
+  'test/bundler-alto.test.ts',
 ]
 
 const common = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' } as const
