@@ -10,7 +10,17 @@
 // Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
 import type { Browser, Page } from 'playwright-core'
-import { createWalletClient, getContractAddress, type Hex, http, keccak256, parseEther, toHex } from 'viem'
+import {
+  createWalletClient,
+  encodeFunctionData,
+  getContractAddress,
+  type Hex,
+  http,
+  keccak256,
+  multicall3Abi,
+  parseEther,
+  toHex,
+} from 'viem'
 import { createBundlerClient, toSimple7702SmartAccount } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -254,6 +264,14 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     expect((await page.textContent('#view .log .decoded'))?.toLowerCase()).toBe(
       `transfer(from: ${holder}, to: ${to}, value: 5)`.toLowerCase(),
     )
+    // A preinstall's call (Multicall3's getEthBalance, sent as a transaction) is decoded by its ABI too.
+    const multicall = await wallet.sendTransaction({
+      to: '0xcA11bde05977b3631167028862bE2a173976CA11',
+      data: encodeFunctionData({ abi: multicall3Abi, functionName: 'getEthBalance', args: [to] }),
+    })
+    await node.publicClient.waitForTransactionReceipt({ hash: multicall })
+    await searchFor(multicall)
+    await waitForText('[data-field="Input"]', new RegExp(`^getEthBalance\\(addr: ${to}\\)$`, 'i'))
   }, 90_000)
 
   it('shows a pre-confirmation a fault dropped as dropped, with where it was and why', async () => {

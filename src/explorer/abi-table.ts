@@ -1,9 +1,22 @@
-// The signatures the explorer page decodes inputs and logs with: ERC-20 and ERC-721 (viem's ABIs) and
-// ERC-4337's EntryPoint v0.7, by 4-byte selector and by event topic. Built here in Node (the page has
-// no keccak) and embedded in the page's script as JSON. Only fixed-size arguments are decoded
-// (address, uint/int, bool, bytesN); others are named by their type.
-import { type AbiEvent, type AbiFunction, erc20Abi, erc721Abi, toEventSelector, toFunctionSelector } from 'viem'
-import { entryPoint07Abi } from 'viem/account-abstraction'
+// The signatures the explorer page decodes inputs and logs with, by 4-byte selector and by event topic:
+// ERC-20, ERC-721 and ERC-1155 (viem's ABIs), the preinstalls viem has ABIs for (ERC-4337's EntryPoint
+// v0.6, v0.7 and v0.8, Multicall3), and every contract pcnode compiles (contracts/*.sol: the B20
+// precompiles, the wallet factory and smart wallet, the paymasters, the OP predeploys). Built here in
+// Node (the page has no keccak) and embedded in the page's script as JSON. Only fixed-size arguments
+// are decoded (address, uint/int, bool, bytesN); others are named by their type.
+import {
+  type Abi,
+  type AbiEvent,
+  type AbiFunction,
+  erc20Abi,
+  erc721Abi,
+  erc1155Abi,
+  multicall3Abi,
+  toEventSelector,
+  toFunctionSelector,
+} from 'viem'
+import { entryPoint06Abi, entryPoint07Abi, entryPoint08Abi } from 'viem/account-abstraction'
+import * as artifacts from '../contracts/artifacts.js'
 
 interface Param {
   name: string
@@ -15,7 +28,18 @@ interface Signature {
   inputs: Param[]
 }
 
-const ABIS = [erc20Abi, erc721Abi, entryPoint07Abi] as const
+const COMPILED = Object.values(artifacts).flatMap((a) => (typeof a === 'object' && 'abi' in a ? [a.abi as Abi] : []))
+// The first ABI to name a selector wins: the standards' argument names before pcnode's own.
+const ABIS: readonly Abi[] = [
+  erc20Abi,
+  erc721Abi,
+  erc1155Abi,
+  entryPoint07Abi,
+  entryPoint08Abi,
+  entryPoint06Abi,
+  multicall3Abi,
+  ...COMPILED,
+]
 
 function table(): { functions: Record<string, Signature>; events: Record<string, Signature[]> } {
   const functions: Record<string, Signature> = {}

@@ -5,7 +5,7 @@
 // the state changes prestateTracer's diffMode. One a fault dropped shows where it was pre-confirmed
 // and why it went. A contract's address names its creator (Otterscan's ots_getContractCreator). A
 // user operation (ERC-4337, the node's bundler) shows its sender, nonce, EntryPoint and bundle. Inputs and
-// logs are decoded where the page knows the signature (ERC-20, ERC-721, EntryPoint v0.7: abi-table.ts).
+// logs are decoded where the page knows the signature (the standards, preinstalls and pcnode's contracts: abi-table.ts).
 
 export const SCRIPT_VIEWS = `
 function go(hash) { if (location.hash === '#' + hash) route(); else location.hash = hash; }
