@@ -27,6 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText as waitForPageText } from './chromium.js'
 import { creatorInitCode, revertingContract, screenshot, startCli } from './explorer-helpers.js'
 import { erc20Abi, erc20Bytecode } from './fixtures/erc20.js'
+import { traceRootAbi, traceRootBytecode } from './fixtures/tracing.js'
 import { emitterInitCode, poll, startTestNode, useTestNode } from './helpers.js'
 
 const OLD_TEXT = 'pcnode JSON-RPC endpoint: POST JSON-RPC 2.0 requests here (WebSocket on the same port).\n'
@@ -272,6 +273,19 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     await node.publicClient.waitForTransactionReceipt({ hash: multicall })
     await searchFor(multicall)
     await waitForText('[data-field="Input"]', new RegExp(`^getEthBalance\\(addr: ${to}\\)$`, 'i'))
+  }, 90_000)
+
+  it('shows the console.log lines a transaction printed', async () => {
+    const wallet = node.wallet(3)
+    const deploy = await wallet.sendTransaction({ data: traceRootBytecode, gas: 3_000_000n, value: 10n })
+    const root = (await node.publicClient.waitForTransactionReceipt({ hash: deploy })).contractAddress as Hex
+    const hash = await wallet.sendTransaction({
+      to: root,
+      data: encodeFunctionData({ abi: traceRootAbi, functionName: 'shout', args: [42n] }),
+    })
+    await node.publicClient.waitForTransactionReceipt({ hash })
+    await searchFor(hash)
+    await waitForText('#console-log', new RegExp(`^value 42 seen by ${root}$`, 'i'))
   }, 90_000)
 
   it('shows a pre-confirmation a fault dropped as dropped, with where it was and why', async () => {

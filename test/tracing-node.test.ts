@@ -376,7 +376,10 @@ describe('debug_trace* (geth semantics)', () => {
     await node.publicClient.estimateGas({ to: root, data: shout, account: node.accounts[0].address })
     expect(count()).toBe(afterTx + 1)
     // The console address is an empty account, not a precompile: no warm-access discount.
-    const call = await trace((await send(root, shout)).hash, { tracer: 'callTracer' })
+    const { hash } = await send(root, shout)
+    const call = await trace(hash, { tracer: 'callTracer' })
     expect(call.calls[0]).toMatchObject({ to: '0x000000000000000000636f6e736f6c652e6c6f67', type: 'STATICCALL', gasUsed: '0x0' })
+    // pcnode's consoleTracer: the transaction's lines again, from a re-execution.
+    expect(await trace(hash, { tracer: 'consoleTracer' })).toEqual([`value 42 seen by ${getAddress(root)}`])
   })
 })

@@ -2,7 +2,7 @@
 // A transaction shows pcnode_transactionStatus's name for where it is (when the node serves it) and
 // the receipt's outcome; a reverted one its reason from debug_traceTransaction's callTracer (geth's
 // `revertReason`), else from replaying it with eth_call; the call tree is the same callTracer answer,
-// the state changes prestateTracer's diffMode. One a fault dropped shows where it was pre-confirmed
+// the state changes prestateTracer's diffMode, the console.log lines pcnode's consoleTracer. One a fault dropped shows where it was pre-confirmed
 // and why it went. A contract's address names its creator (Otterscan's ots_getContractCreator). A
 // user operation (ERC-4337, the node's bundler) shows its sender, nonce, EntryPoint and bundle. Inputs and
 // logs are decoded where the page knows the signature (the standards, preinstalls and pcnode's contracts: abi-table.ts).
@@ -148,6 +148,12 @@ async function showTx(hash) {
       nodes.push(el('div', { 'class': 'log mono' }, [link('address/' + l.address, l.address), decoded ? el('div', { 'class': 'decoded' }, [decoded]) : null,
         el('br'), 'topics: ' + l.topics.join(', '), el('br'), 'data: ' + l.data]));
     });
+  }
+  // Its Solidity console.log lines, from a re-execution (pcnode's consoleTracer).
+  var printed = receipt ? await maybe('debug_traceTransaction', [hash, { tracer: 'consoleTracer' }]) : undefined;
+  if (printed && printed.length) {
+    nodes.push(el('h3', null, ['console.log']));
+    nodes.push(el('pre', { 'class': 'mono', id: 'console-log' }, [printed.join('\\n')]));
   }
   if (trace) { nodes.push(el('h3', null, ['Call tree'])); nodes.push(el('ul', { 'class': 'tree', id: 'call-tree' }, [callTree(trace)])); }
   var diff = receipt ? await maybe('debug_traceTransaction', [hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]) : undefined;

@@ -25,6 +25,7 @@ export const EXPLORER_STYLE = `
   .reason { background: #fdecea; border: 1px solid #e6a19b; border-radius: 6px; padding: .4rem .6rem; }
   ul.tree { list-style: none; padding-left: .9rem; margin: .2rem 0; border-left: 2px solid #d8dde3; font-size: .85rem; }
   ul.tree li { margin: .25rem 0; overflow-wrap: anywhere; word-break: break-all; }
+  pre { white-space: pre-wrap; margin: .2rem 0; }
   .log { border-top: 1px solid #eceff2; padding: .3rem 0; } .log .decoded { font-weight: 600; }
   #flash-list li, #flash-prev-list li { gap: .2rem .6rem; }
 `

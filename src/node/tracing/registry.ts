@@ -4,6 +4,7 @@
 import { NodeError } from '../errors.js'
 import { CallTracer } from './call-tracer.js'
 import { type TraceConfig, tracerFlags } from './config.js'
+import { ConsoleTracer } from './console-tracer.js'
 import { FourByteTracer, NoopTracer } from './four-byte-tracer.js'
 import { JsTracer } from './js-tracer.js'
 import { PrestateTracer } from './prestate-tracer.js'
@@ -33,10 +34,13 @@ export function createTracer(cfg: TraceConfig, deadline: () => number): Tracer {
       return new FourByteTracer()
     case 'noopTracer':
       return new NoopTracer()
+    // pcnode's own: the console.log lines (the explorer's transaction page asks for them).
+    case 'consoleTracer':
+      return new ConsoleTracer()
     default:
       if (NOT_SERVED.includes(name)) {
         throw new NodeError(
-          `tracer ${name} is not served by pcnode (it serves callTracer, prestateTracer, 4byteTracer, noopTracer, the struct logger and JavaScript tracers)`,
+          `tracer ${name} is not served by pcnode (it serves callTracer, prestateTracer, 4byteTracer, noopTracer, consoleTracer, the struct logger and JavaScript tracers)`,
         )
       }
       return new JsTracer(name, cfg.tracerConfig, deadline)
