@@ -3,7 +3,8 @@
 // from a dev account is found through the search box and shows its from, to, value and status; a reverted call
 // shows its reason; a contract creation its created address, its internal call, its logs and state changes, and
 // the contract's creator; an ERC-20 transfer its decoded input and log; a pre-confirmation a fault dropped shows
-// as dropped, with why; a user operation is found by its hash; a 375 px phone screen scrolls no sideways; the
+// as dropped, with why, and its stages' times; halts, resumes, restarts and reorgs are listed as they happen; a
+// transaction's console.log lines are shown; a Multicall3 call is decoded; a user operation is found by its hash; a 375 px phone screen scrolls no sideways; the
 // page logs no error and every request it makes goes to the node's own origin. With PCNODE_SCREENSHOTS=1 it
 // writes the screenshots docs/explorer.md shows (docs/img/explorer-*.png). With fetch: the page's headers
 // (strict CSP), other GETs and POST JSON-RPC as before, and `explorer: false` answering GET / with the old text.
@@ -313,6 +314,18 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     expect(await page.textContent('[data-field="Pre-confirmed in"]')).toMatch(/^#\d+$/)
     expect(await page.textContent('[data-field="Afterwards"]')).toBe('discarded')
     expect(await page.textContent('[data-field="Stages"]')).toMatch(/^pooled [\d:.]+ → pre-confirmed [\d:.]+ → dropped [\d:.]+$/)
+  }, 90_000)
+
+  it('shows halts, resumes, restarts and reorgs as they happen', async () => {
+    const fault = (pattern: RegExp) => waitForText('#drops-list li.fault', pattern)
+    expect((await node.rpc('pcnode_haltFlashblocks')).result).toBe(true)
+    await fault(/flashblocks halted: blocks go on without pre-confirmations$/)
+    expect((await node.rpc('pcnode_resumeFlashblocks')).result).toBe(true)
+    await fault(/flashblocks resumed$/)
+    expect((await node.rpc('pcnode_restartFlashblocks')).error).toBeUndefined()
+    await fault(/flashblock stream restarted \(1\)$/)
+    expect((await node.rpc('anvil_reorg', [1, []])).error).toBeUndefined()
+    await fault(/reorg: the head went back from #\d+ to #\d+$/)
   }, 90_000)
 
   it("finds a user operation by its hash and shows its sender, nonce and bundle (the node's bundler)", async () => {

@@ -37,7 +37,7 @@ export const EXPLORER_HTML = `<!doctype html>
     </div>
   </section>
   <section id="drops" hidden>
-    <h2>Dropped pre-confirmations</h2>
+    <h2>Faults and dropped pre-confirmations</h2>
     <ul class="rows" id="drops-list"></ul>
   </section>
   <section>

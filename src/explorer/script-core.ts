@@ -1,7 +1,7 @@
 // The explorer's script, first half: a JSON-RPC client of the node's own origin (fetch POST and one
 // WebSocket), DOM and number helpers, the live feed (newHeads, and under the flashblocks profile
 // newFlashblocks in its raw payload form, with the pre-confirmations a block did not keep marked
-// dropped) and the router (#block/…, #tx/…, #address/…, #userop/… and the search box).
+// dropped, and the other faults: halts, restarts, reorgs) and the router (#block/…, #tx/…, #address/…, #userop/… and the search box).
 // Plain browser JavaScript kept as a string: it runs inline under the page's hash-pinned CSP.
 
 export const SCRIPT_CORE = String.raw`
@@ -132,6 +132,30 @@ function markDrops(b) {
   });
 }
 
+// Faults other than drops, as each head arrives: pcnode_getPreconfFaults' counts of halts, restarts and
+// reorged blocks (and whether flashblocks are halted) against the last answer, and a head that went
+// back (a reorg by anvil_reorg too). The node has no fault subscription; blocks go on while flashblocks halt.
+var faultsSeen, headSeen;
+function faultRow(text) {
+  var drops = document.getElementById('drops-list');
+  drops.prepend(el('li', { 'class': 'fault' }, [el('span', { 'class': 'muted' }, [clock(new Date())]), el('span', { 'class': 'bad' }, [text])]));
+  while (drops.children.length > 20) drops.removeChild(drops.lastChild);
+  document.getElementById('drops').hidden = false;
+}
+async function checkFaults(head) {
+  var n = BigInt(head.number);
+  if (headSeen !== undefined && n <= headSeen) faultRow('reorg: the head went back from #' + headSeen + ' to #' + n);
+  headSeen = n;
+  var now = await maybe('pcnode_getPreconfFaults');
+  if (!now) return;
+  var was = faultsSeen; faultsSeen = now;
+  if (!was) return;
+  if (now.injected.halts > was.injected.halts) faultRow('flashblocks halted: blocks go on without pre-confirmations');
+  if (was.halted && !now.halted) faultRow('flashblocks resumed');
+  if (now.injected.restarts > was.injected.restarts) faultRow('flashblock stream restarted (' + (now.injected.restarts - was.injected.restarts) + ')');
+  if (now.injected.reorgedBlocks > was.injected.reorgedBlocks) faultRow('reorg: ' + (now.injected.reorgedBlocks - was.injected.reorgedBlocks) + ' sealed block(s) replaced');
+}
+
 // The head usually arrives before the next block's flashblock 0: kept until that moves this timeline down.
 var lastSealed = {};
 function markSealed(head) {
@@ -163,6 +187,7 @@ function connect() {
     var kind = kinds[m.params.subscription], r = m.params.result;
     if (kind === 'heads') {
       markSealed(r);
+      checkFaults(r).catch(function () {});
       rpc('eth_getBlockByHash', [r.hash, false]).then(function (b) { addBlock(b); markDrops(b); }, function () {});
     }
     else if (kind === 'flash') addFlashblock(r);
