@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: pcnode and anvil side by side on this machine, in one run, as ratios.
 //
-//   node bench/bench.mjs [--quick] [--only boot,latency,throughput,burst,estimate,simulate,trace,memory,scale,fork,denim]
+//   node bench/bench.mjs [--quick] [--only boot,latency,throughput,burst,estimate,simulate,trace,memory,scale,fork,denim,userop]
 //                        [--json out.json] [--anvil PATH] [--pcnode-node-args "--cpu-prof ..."]
 //                        [--no-anvil] [--burst-bound-s S] [--report-from results.json] [--help]
 //
@@ -35,6 +35,7 @@ import * as noop from './scenarios/noop.mjs'
 import * as scale from './scenarios/scale.mjs'
 import * as throughput from './scenarios/throughput.mjs'
 import * as trace from './scenarios/trace.mjs'
+import * as userop from './scenarios/userop.mjs'
 
 /** The report and the run's closing lines, as printed after a run and by --report-from; returns the report. */
 function printReport(results, opts) {
@@ -47,7 +48,7 @@ function printReport(results, opts) {
 
 // The steps in the order they run, which is also their entries' order in --json. Each `run(ctx)`
 // resolves to the entries it adds to `scenarios`; `selectedBy`: the --only names that run it.
-const STEPS = [boot, latency, throughput, noop, calls, trace, burst, memory, scale, fork, denim]
+const STEPS = [boot, latency, throughput, noop, calls, trace, burst, memory, scale, fork, denim, userop]
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2))

@@ -14,10 +14,11 @@ export const SCENARIOS = [
   'scale',
   'fork',
   'denim',
+  'userop',
 ]
 
 /** Scenarios a plain run leaves out: the Denim day of blocks takes half an hour (`--only denim`). */
-const OPT_IN = ['denim']
+const OPT_IN = ['denim', 'userop']
 
 export const FULL = {
   bootRuns: 5,
@@ -61,6 +62,10 @@ export const FULL = {
   denimRssBoundMiB: 6144,
   denimSettleS: 10,
   denimStateBlocks: 43_200,
+  // userop: ops sent one after another, each once the previous receipt is served (a few warm-up first).
+  useropCount: 200,
+  useropWarmup: 5,
+  useropPollMs: 10,
 }
 export const QUICK = {
   ...FULL,
@@ -81,6 +86,7 @@ export const QUICK = {
   denimMineBoundS: 300,
   denimAnvilMineBoundS: 60,
   denimStateBlocks: 8_640,
+  useropCount: 50,
 }
 export function usage() {
   return `pcnode bench: pcnode vs anvil on this machine, printed as pcnode/anvil ratios.
@@ -91,7 +97,8 @@ export function usage() {
   --only LIST             scenarios to run, comma-separated: ${SCENARIOS.join(',')} (default: all but ${OPT_IN.join(',')})
                           (fork: pcnode --fork-url beside anvil --fork-url, 50 ms per upstream request;
                           denim: pcnode --profile base beside anvil --block-time 0.2, ~30 min with its
-                          432,000-block anvil_mine (anvil's bounded to 5 min), 43,200 with --quick)
+                          432,000-block anvil_mine (anvil's bounded to 5 min), 43,200 with --quick;
+                          userop: user operation send → receipt, pcnode's bundler beside alto + anvil --block-time 0.2)
   --json FILE             write every raw figure (samples, errors, memory, CPU) as JSON
   --anvil PATH            anvil binary (default: the @foundry-rs/anvil-linux-amd64 devDependency; or $ANVIL)
   --no-anvil              run pcnode only (ratios n/a); for quick checks while working on pcnode

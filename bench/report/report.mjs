@@ -13,8 +13,9 @@ import * as scale from './scale.mjs'
 import * as simulate from './simulate.mjs'
 import * as throughput from './throughput.mjs'
 import * as trace from './trace.mjs'
+import * as userop from './userop.mjs'
 
-const TABLES = [boot, latency, throughput, burst, estimate, simulate, trace, memory, fork, denim]
+const TABLES = [boot, latency, throughput, burst, estimate, simulate, trace, memory, fork, denim, userop]
 
 /** The report of `results`; `skipAnvil` (--no-anvil) leaves the anvil columns out. */
 export function buildReport(results, { skipAnvil = false } = {}) {
