@@ -111,10 +111,18 @@ async function measure(send, P, ops, label) {
     }
     if (!receipt?.success) failed++
     ms.push(receipt ? now() - t0 : Number.NaN)
+    // A later op's nonce waits on this one: a bundler that serves no receipt for 10 s is stuck.
+    if (!receipt) break
   }
-  const r = { count: ops.length, failed, receiptMs: stats(ms), sendMs: stats(sendMs) }
+  const r = {
+    count: ops.length,
+    sent: ms.length,
+    failed: failed + ops.length - ms.length,
+    receiptMs: stats(ms),
+    sendMs: stats(sendMs),
+  }
   log(
-    `userop ${label}: receipt p50 ${r.receiptMs.p50} ms, p99 ${r.receiptMs.p99} ms (${ops.length - failed}/${ops.length} succeeded)`,
+    `userop ${label}: receipt p50 ${r.receiptMs.p50} ms, p99 ${r.receiptMs.p99} ms (${ops.length - r.failed}/${ops.length} succeeded)`,
   )
   return r
 }
