@@ -74,14 +74,16 @@ const VOCABULARY = ['types', 'errors', 'bytes', 'header-fields', 'fees', 'accoun
  */
 const LAYERS: readonly (string | readonly string[])[] = [
   'src/shared/',
-  // The explorer page is a string: under the node, so it can import nothing of it.
-  'src/explorer/',
   'src/contracts/',
+  // The explorer page is a string: under the node, so it can import nothing of it (it embeds the
+  // contracts' ABIs to decode calls and logs).
+  'src/explorer/',
   'src/chain.ts',
   VOCABULARY,
   'src/node/engine/',
   'src/node/chain/',
   'src/node/hints.ts',
+  'src/node/tx-stages.ts',
   'src/node/pool/',
   'src/node/opstack/',
   'src/node/b20/',
