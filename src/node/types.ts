@@ -43,6 +43,20 @@ export interface L1ReceiptFields {
   daFootprint: bigint
 }
 
+/** The fields of L1ReceiptFields, in order (the cold-block codec and the state file read them all). */
+export const L1_RECEIPT_FIELDS: ReadonlyArray<keyof L1ReceiptFields> = [
+  'l1GasPrice',
+  'l1GasUsed',
+  'l1Fee',
+  'l1BaseFeeScalar',
+  'l1BlobBaseFee',
+  'l1BlobBaseFeeScalar',
+  'operatorFeeScalar',
+  'operatorFeeConstant',
+  'daFootprintGasScalar',
+  'daFootprint',
+]
+
 /** A block header's fields; chain/header.ts has their table (names, kinds, sizes, defaults). */
 export interface HeaderFields {
   parentHash: Uint8Array

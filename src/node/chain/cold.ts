@@ -5,24 +5,18 @@
 // blocks read stay decoded.
 import { type Engine, logsBloom } from '../engine/index.js'
 import { HEADER_FIELDS } from '../header-fields.js'
-import type { BlockRecord, HeaderFields, IncludedTx, L1ReceiptFields, ReceiptData } from '../types.js'
+import {
+  type BlockRecord,
+  type HeaderFields,
+  type IncludedTx,
+  L1_RECEIPT_FIELDS,
+  type L1ReceiptFields,
+  type ReceiptData,
+} from '../types.js'
 import { Dictionary, Reader, Writer } from './codec.js'
 
 /** What decoding needs from the engine: sealed transactions decoded when read, and keccak for blooms. */
 export type TxRestorer = Pick<Engine, 'lazyTransaction' | 'keccak'>
-
-const L1_FIELDS: ReadonlyArray<keyof L1ReceiptFields> = [
-  'l1GasPrice',
-  'l1GasUsed',
-  'l1Fee',
-  'l1BaseFeeScalar',
-  'l1BlobBaseFee',
-  'l1BlobBaseFeeScalar',
-  'operatorFeeScalar',
-  'operatorFeeConstant',
-  'daFootprintGasScalar',
-  'daFootprint',
-]
 
 // Flags of a block and of a transaction, for the fields only some have.
 const HIDDEN = 1
@@ -208,7 +202,7 @@ function encodeTx(t: IncludedTx, w: Writer): void {
   if (r.blobGasUsed !== undefined) w.quantity(r.blobGasUsed)
   if (r.blobGasPrice !== undefined) w.quantity(r.blobGasPrice)
   if (r.depositNonce !== undefined) w.quantity(r.depositNonce)
-  if (r.l1) for (const k of L1_FIELDS) w.quantity(r.l1[k])
+  if (r.l1) for (const k of L1_RECEIPT_FIELDS) w.quantity(r.l1[k])
   if (r.failure) {
     w.bytes(new TextEncoder().encode(r.failure.error))
     w.bytes(r.failure.output)
@@ -263,7 +257,7 @@ function decodeTx(r: Reader, restorer: TxRestorer, block: BlockRecord, index: nu
   if (flags & DEPOSIT_NONCE) receipt.depositNonce = r.quantity()
   if (flags & L1) {
     const l1 = {} as Record<keyof L1ReceiptFields, bigint>
-    for (const k of L1_FIELDS) l1[k] = r.quantity()
+    for (const k of L1_RECEIPT_FIELDS) l1[k] = r.quantity()
     receipt.l1 = l1
   }
   if (flags & FAILURE) receipt.failure = { error: new TextDecoder().decode(r.bytes()), output: r.bytes() }

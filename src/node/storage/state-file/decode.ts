@@ -9,7 +9,16 @@ import { hexKey } from '../../bytes.js'
 import { type AccountDump, type Engine, logsBloom } from '../../engine/index.js'
 import { InvalidParamsError } from '../../errors.js'
 import { emptyHeader, HEADER_FIELDS } from '../../header-fields.js'
-import type { BlockRecord, HeaderFields, IncludedTx, L1ReceiptFields, LogEntry, PoolTxInfo, ReceiptData } from '../../types.js'
+import {
+  type BlockRecord,
+  type HeaderFields,
+  type IncludedTx,
+  L1_RECEIPT_FIELDS,
+  type L1ReceiptFields,
+  type LogEntry,
+  type PoolTxInfo,
+  type ReceiptData,
+} from '../../types.js'
 import { STATE_FORMAT, STATE_VERSION } from './format.js'
 
 const equalsBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0
@@ -312,22 +321,11 @@ function decodeReceipt(raw: unknown, path: string, engine: Engine, firstLogIndex
   }
 }
 
-const L1_FIELDS: ReadonlyArray<keyof L1ReceiptFields> = [
-  'l1GasPrice',
-  'l1GasUsed',
-  'l1Fee',
-  'l1BaseFeeScalar',
-  'l1BlobBaseFee',
-  'l1BlobBaseFeeScalar',
-  'operatorFeeScalar',
-  'operatorFeeConstant',
-  'daFootprintGasScalar',
-  'daFootprint',
-]
-
 function decodeL1Fields(raw: unknown, path: string): L1ReceiptFields {
   const o = object(raw, path)
-  return Object.fromEntries(L1_FIELDS.map((k) => [k, quantity(o[k] ?? '0x0', `${path}.${k}`)])) as unknown as L1ReceiptFields
+  return Object.fromEntries(
+    L1_RECEIPT_FIELDS.map((k) => [k, quantity(o[k] ?? '0x0', `${path}.${k}`)]),
+  ) as unknown as L1ReceiptFields
 }
 
 function decodePoolEntry(raw: unknown, path: string, engine: Engine): PoolTxInfo {
