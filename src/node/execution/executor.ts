@@ -45,10 +45,19 @@ export class Executor {
     return engine.viewAt(await chain.settledRootOf(block))
   }
 
-  /** Runs `fn` in the queue on the state after the block `ref` names. */
+  /**
+   * Runs `fn` in the queue on the state after the block `ref` names. The tag is resolved when the
+   * task runs: resolved at the request, "pending" could name a block sealed meanwhile whose
+   * successor already holds transactions the pool no longer has.
+   */
   atBlock<T>(ref: BlockRef, fn: (view: ExecView, block: BlockRecord) => Promise<T>): Promise<T> {
-    const block = this.parts.chain.resolve(ref)
-    return this.parts.engine.queue.run(async () => fn(await this.viewFor(block), block), { lendable: true })
+    return this.parts.engine.queue.run(
+      async () => {
+        const block = this.parts.chain.resolve(ref)
+        return fn(await this.viewFor(block), block)
+      },
+      { lendable: true },
+    )
   }
 
   /**
