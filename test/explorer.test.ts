@@ -14,6 +14,7 @@ import type { Browser, Page } from 'playwright-core'
 import {
   createWalletClient,
   encodeFunctionData,
+  erc1155Abi,
   getContractAddress,
   type Hex,
   http,
@@ -25,6 +26,7 @@ import {
 import { createBundlerClient, toSimple7702SmartAccount } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { b20Abi } from '../src/index.js'
 import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText as waitForPageText } from './chromium.js'
 import { creatorInitCode, revertingContract, screenshot, startCli } from './explorer-helpers.js'
 import { erc20Abi, erc20Bytecode } from './fixtures/erc20.js'
@@ -274,6 +276,28 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     await node.publicClient.waitForTransactionReceipt({ hash: multicall })
     await searchFor(multicall)
     await waitForText('[data-field="Input"]', new RegExp(`^getEthBalance\\(addr: ${to}\\)$`, 'i'))
+    // Dynamic arguments through their offsets: a string (B20's updateName), arrays (ERC-1155's balanceOfBatch).
+    const dynamic = [
+      encodeFunctionData({ abi: b20Abi, functionName: 'updateName', args: ['Hello, ünïcode'] }),
+      encodeFunctionData({
+        abi: erc1155Abi,
+        functionName: 'balanceOfBatch',
+        args: [
+          [holder, to],
+          [1n, 2n],
+        ],
+      }),
+    ]
+    const expected = [
+      /^updateName\(newName: "Hello, ünïcode"\)$/,
+      new RegExp(`^balanceOfBatch\\(accounts: \\[${holder}, ${to}\\], ids: \\[1, 2\\]\\)$`, 'i'),
+    ]
+    for (const [i, data] of dynamic.entries()) {
+      const sent = await wallet.sendTransaction({ to, data })
+      await node.publicClient.waitForTransactionReceipt({ hash: sent })
+      await searchFor(sent)
+      await waitForText('[data-field="Input"]', expected[i])
+    }
   }, 90_000)
 
   it('shows the console.log lines a transaction printed', async () => {

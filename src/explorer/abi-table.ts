@@ -2,8 +2,8 @@
 // ERC-20, ERC-721 and ERC-1155 (viem's ABIs), the preinstalls viem has ABIs for (ERC-4337's EntryPoint
 // v0.6, v0.7 and v0.8, Multicall3), and every contract pcnode compiles (contracts/*.sol: the B20
 // precompiles, the wallet factory and smart wallet, the paymasters, the OP predeploys). Built here in
-// Node (the page has no keccak) and embedded in the page's script as JSON. Only fixed-size arguments
-// are decoded (address, uint/int, bool, bytesN); others are named by their type.
+// Node (the page has no keccak) and embedded in the page's script as JSON. The page decodes
+// fixed-size values, strings, bytes and arrays of fixed-size values; tuples are named by type.
 import {
   type Abi,
   type AbiEvent,

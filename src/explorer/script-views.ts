@@ -49,7 +49,8 @@ async function revertReason(tx, receipt, trace) {
   return trace && trace.error ? trace.error : 'reverted without a reason';
 }
 
-// Inputs and logs by the signatures ABI holds (abi-table.ts): fixed-size arguments decoded, others named by type.
+// Inputs and logs by the signatures ABI holds (abi-table.ts): the ABI's head/tail encoding, for
+// fixed-size values, strings, bytes and arrays of fixed-size values (tuples are named by type).
 function word(hex, i) { return hex.slice(i * 64, i * 64 + 64); }
 function decodeWord(type, w) {
   if (!w || w.length < 64) return '?';
@@ -60,17 +61,39 @@ function decodeWord(type, w) {
   if (type.indexOf('bytes') === 0 && type.length > 5 && type.indexOf('[') < 0) return '0x' + w.slice(0, Number(type.slice(5)) * 2);
   return '(' + type + ')';
 }
+var FIXED = /^(address|bool|u?int\\d*|bytes\\d+)$/;
+/** The i-th argument of data (hex, no selector): a dynamic one through its offset. */
+function decodeArg(type, data, i) {
+  var head = word(data, i);
+  var dynamic = type === 'string' || type === 'bytes' || (/\\[\\]$/.test(type) && FIXED.test(type.slice(0, -2)));
+  if (!dynamic) return decodeWord(type, head);
+  if (head.length < 64) return '?';
+  var at = Number(BigInt('0x' + head)) * 2, length = Number(BigInt('0x' + (data.slice(at, at + 64) || '0')));
+  if (at + 64 > data.length || length > data.length) return '(' + type + ')';
+  var body = data.slice(at + 64);
+  if (type === 'bytes') return length > 64 ? '0x' + body.slice(0, 128) + '… (' + length + ' bytes)' : '0x' + body.slice(0, length * 2);
+  if (type === 'string') {
+    var bytes = new Uint8Array((body.slice(0, length * 2).match(/../g) || []).map(function (b) { return parseInt(b, 16); }));
+    var text = new TextDecoder().decode(bytes);
+    return JSON.stringify(text.length > 120 ? text.slice(0, 120) + '…' : text);
+  }
+  var items = [];
+  for (var k = 0; k < Math.min(length, 10); k++) items.push(decodeWord(type.slice(0, -2), word(body, k)));
+  return '[' + items.join(', ') + (length > 10 ? ', … (' + length + ' items)' : '') + ']';
+}
 function decodeCall(input) {
   var sig = input && input.length >= 10 ? ABI.functions[input.slice(0, 10)] : undefined;
   if (!sig) return undefined;
   var data = input.slice(10);
-  return sig.name + '(' + sig.inputs.map(function (p, i) { return p.name + ': ' + decodeWord(p.type, word(data, i)); }).join(', ') + ')';
+  return sig.name + '(' + sig.inputs.map(function (p, i) { return p.name + ': ' + decodeArg(p.type, data, i); }).join(', ') + ')';
 }
 function decodeLog(l) {
   var sig = (ABI.events[l.topics[0]] || []).find(function (s) { return s.inputs.filter(function (p) { return p.indexed; }).length === l.topics.length - 1; });
   if (!sig) return undefined;
   var t = 1, d = 0, data = l.data.slice(2);
-  return sig.name + '(' + sig.inputs.map(function (p) { return p.name + ': ' + (p.indexed ? decodeWord(p.type, l.topics[t++].slice(2)) : decodeWord(p.type, word(data, d++))); }).join(', ') + ')';
+  // An indexed dynamic value is only its hash in the topic.
+  function topic(p) { var w = l.topics[t++].slice(2); return FIXED.test(p.type) ? decodeWord(p.type, w) : '0x' + w; }
+  return sig.name + '(' + sig.inputs.map(function (p) { return p.name + ': ' + (p.indexed ? topic(p) : decodeArg(p.type, data, d++)); }).join(', ') + ')';
 }
 
 /** prestateTracer diffMode: each touched account's balance, nonce, code and storage before → after. */
