@@ -102,12 +102,13 @@ describe('JS tracers in a worker thread', () => {
   }, 120_000)
 
   it('a C built-in that runs past the deadline (a sort, which never checks it): the worker is terminated', async () => {
-    // split() makes 2 million strings in well under the 3 s; sorting them takes seconds more.
+    // Two million random numbers take ~0.4 s to make (C built-ins too); the default sort compares
+    // them as strings, ~5 s unloaded: it runs well past the 2 s deadline and its 500 ms grace.
     const sort =
-      '{result: function() { var p = ""; for (var i = 0; i < 1000; i++) p += String.fromCharCode(32 + (i * 7919) % 90); var a = p.repeat(2000).split(""); a.sort(); return a.length }, fault: function() {}}'
+      '{result: function() { var a = new Array(2000000).fill(0).map(Math.random); a.sort(); return a.length }, fault: function() {}}'
     await traceCall(COUNT, '30s')
     const before = sandboxWorkersStarted()
-    const sorted = await duringTrace(() => traceCall(sort, '3s'))
+    const sorted = await duringTrace(() => traceCall(sort, '2s'))
     expect(sorted.response.error).toEqual({ code: -32000, message: 'execution timeout' })
     expect(sorted.heads.length).toBeGreaterThan(0)
     // The next tracer runs in a new worker.
