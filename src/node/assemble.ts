@@ -3,7 +3,7 @@
 // each other. DevNode.create calls it once; nothing else constructs these parts.
 import { type DevAccount, devAccounts } from './accounts.js'
 import { Admission } from './admission/admission.js'
-import { bundlerAccount } from './bundler/account.js'
+import { type BundlerAccount, bundlerAccount } from './bundler/account.js'
 import { Chain } from './chain/chain.js'
 import type { NodeContext } from './context.js'
 import { Cheats } from './dev/cheats.js'
@@ -32,6 +32,8 @@ import { Debugger } from './tracing/debug.js'
 export interface NodeParts {
   ctx: NodeContext
   accounts: DevAccount[]
+  /** The built-in bundler's account, funded at genesis beside the dev accounts. */
+  bundlerAccount: BundlerAccount
   executor: Executor
   admission: Admission
   persistence: Persistence
@@ -51,7 +53,8 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
   // The tags `safe` and `finalized` trail `latest` by these (chain.ts resolve).
   chain.lags = { safe: BigInt(options.safeLag), finalized: BigInt(options.finalizedLag) }
   // The dev accounts, then the built-in bundler's account (bundler/account.ts), funded alike.
-  const alloc: Alloc = [...accounts, bundlerAccount(options.mnemonic)].map((a) => ({
+  const bundler = bundlerAccount(options.mnemonic)
+  const alloc: Alloc = [...accounts, bundler].map((a) => ({
     address: Uint8Array.from(Buffer.from(a.address.slice(2), 'hex')),
     balance: options.balance,
   }))
@@ -136,7 +139,7 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
   const pruner = startPruning(ctx, () => dev.snapshots.heldStateRoots())
   const debug = new Debugger(ctx, (block) => executor.blockHash(block))
   const faults = new PreconfFaults(ctx, faultSettingsOf(options))
-  return { ctx, accounts, executor, admission, persistence, dev, debug, pruner, faults }
+  return { ctx, accounts, bundlerAccount: bundler, executor, admission, persistence, dev, debug, pruner, faults }
 }
 
 /** --state-history: old blocks' state is deleted as new blocks are sealed (storage/pruning.ts). */

@@ -8,7 +8,6 @@ import { keccak256 } from 'viem'
 import type { DevAccount } from './accounts.js'
 import type { Admission } from './admission/admission.js'
 import { assemble } from './assemble.js'
-import { bundlerAccount } from './bundler/account.js'
 import { Bundler } from './bundler/bundler.js'
 import type { Chain } from './chain/chain.js'
 import type { NodeContext } from './context.js'
@@ -36,6 +35,7 @@ import type {
   BlockRecord,
   BlockRef,
   CallRequest,
+  HeaderFields,
   IncludedTx,
   LogFilter,
   MatchedLog,
@@ -100,32 +100,26 @@ export class DevNode {
         return first ? Uint8Array.from(Buffer.from(first.address.slice(2), 'hex')) : undefined
       },
       call: (req) => this.call(req, { tag: 'pending' }),
-      simulate: async (calls) => {
-        const [block] = await this.simulate({ blocks: [{ calls }], validation: false }, { tag: 'pending' })
-        return block?.calls ?? []
-      },
+      simulate: (calls) => this.simulatePending(calls),
       send: (req) => this.sendTransaction(req),
       receipt: (hash) => this.getReceipt(hash),
-      waiting: (hash) => this.isPooled(hash) || this.chain.getTx(hash) !== undefined,
+      waiting: (hash) => this.waiting(hash),
       log: ctx.log,
     })
     this.bundler = new Bundler(
       {
         chainId: this.chainId,
         call: (req, overrides) => this.call(req, { tag: 'pending' }, overrides),
-        simulate: async (calls, stateOverrides) => {
-          const [block] = await this.simulate({ blocks: [{ calls, stateOverrides }], validation: false }, { tag: 'pending' })
-          return block?.calls ?? []
-        },
+        simulate: (calls, stateOverrides) => this.simulatePending(calls, stateOverrides),
         code: (address) => this.getCode(address, { tag: 'pending' }),
         nonce: (address) => this.getTransactionCount(address, { tag: 'pending' }),
         sendRawTransaction: (raw) => this.sendRawTransaction(raw),
         receipt: (hash) => this.getReceipt(hash),
         logs: (filter) => this.getLogs(filter),
-        waiting: (hash) => this.isPooled(hash) || this.chain.getTx(hash) !== undefined,
+        waiting: (hash) => this.waiting(hash),
         baseFee: () => this.pendingBaseFee(),
         tip: () => SUGGESTED_TIP,
-        txGasCap: () => this.engine.txGasCap() ?? this.pendingGasLimit(),
+        txGasCap: () => this.engine.txGasCap() ?? this.pendingHeader().gasLimit,
         l1Fee: (tx) => (ctx.opStack ? l1Cost(ctx.opStack.current, fastLzSize(tx)).fee : 0n),
         traceCall: (req, tracer, tracerConfig, stateOverrides) =>
           this.debug.traceCall(req, { tag: 'pending' }, parseTraceConfig({ tracer, tracerConfig, timeout: '10s' }, 0, true), {
@@ -133,14 +127,25 @@ export class DevNode {
           }),
         log: ctx.log,
       },
-      bundlerAccount(this.options.mnemonic),
+      parts.bundlerAccount,
       { unsafe: this.options.bundlerUnsafe },
     )
   }
 
-  /** Gas limit of the block the next transaction joins. */
-  private pendingGasLimit(): bigint {
-    return (this.chain.pending?.header ?? this.ctx.producer.nextHeaderFields()).gasLimit
+  /** The header of the block the next transaction joins: the pending one, or the next to open. */
+  private pendingHeader(): HeaderFields {
+    return this.chain.pending?.header ?? this.ctx.producer.nextHeaderFields()
+  }
+
+  /** The calls in order on the pre-confirmed state, unvalidated (wallet_sendCalls' and the bundler's). */
+  private async simulatePending(calls: CallRequest[], stateOverrides?: StateOverrides) {
+    const [block] = await this.simulate({ blocks: [{ calls, stateOverrides }], validation: false }, { tag: 'pending' })
+    return block?.calls ?? []
+  }
+
+  /** Whether a transaction still waits: in the pool, or in a block not yet shown. */
+  private waiting(hash: Uint8Array): boolean {
+    return this.isPooled(hash) || this.chain.getTx(hash) !== undefined
   }
 
   /** A node; with `fork` (startNode connects first, to know the chain id), that fork's. */
@@ -334,7 +339,7 @@ export class DevNode {
 
   /** Base fee the next transaction pays (the pending block's). */
   pendingBaseFee(): bigint {
-    return (this.chain.pending?.header ?? this.ctx.producer.nextHeaderFields()).baseFeePerGas
+    return this.pendingHeader().baseFeePerGas
   }
 
   gasPrice(): bigint {
