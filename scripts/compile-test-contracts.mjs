@@ -19,6 +19,7 @@ const UNITS = [
   ['SoladyAccount.sol', 'solady-account.ts', [['SoladyAccountFactory', 'soladyAccountFactory']]],
   ['RuleBreaker.sol', 'rule-breaker.ts', [['RuleBreakerAccount', 'ruleBreakerAccount']]],
   ['Account06.sol', 'account06.ts', [['Account06', 'account06']]],
+  ['Account09.sol', 'account09.ts', [['Account09Factory', 'account09Factory']]],
 ]
 
 // `solady/…` imports resolve in the solady package (the bundler tests' v0.7 account).

@@ -1,6 +1,7 @@
-// The EntryPoints the bundler serves (ERC-4337; viem's constants/address.ts, preinstalled on the OP
-// profiles): their addresses, versions, ABIs, and the SenderCreator each deploys accounts through.
-import type { Abi, Address } from 'viem'
+// The EntryPoints the bundler serves (ERC-4337; viem's constants/address.ts): their addresses, versions,
+// ABIs, and the SenderCreator each deploys accounts through. v0.6–v0.8 are preinstalled on the OP
+// profiles; v0.9 is served where the chain holds its code (a fork of Base), as no npm package has it.
+import { type Abi, type Address, getContractAddress } from 'viem'
 import {
   entryPoint06Abi,
   entryPoint06Address,
@@ -8,9 +9,11 @@ import {
   entryPoint07Address,
   entryPoint08Abi,
   entryPoint08Address,
+  entryPoint09Abi,
+  entryPoint09Address,
 } from 'viem/account-abstraction'
 
-export type EntryPointVersion = '0.6' | '0.7' | '0.8'
+export type EntryPointVersion = '0.6' | '0.7' | '0.8' | '0.9'
 
 export interface EntryPoint {
   address: Address
@@ -22,6 +25,13 @@ export interface EntryPoint {
 
 /** Newest first: eth_supportedEntryPoints lists them in this order (alto's preference order). */
 export const ENTRY_POINTS: readonly EntryPoint[] = [
+  {
+    address: entryPoint09Address,
+    version: '0.9',
+    abi: entryPoint09Abi,
+    // The EntryPoint's constructor creates it first (nonce 1), as v0.8's.
+    senderCreator: getContractAddress({ from: entryPoint09Address, nonce: 1n }),
+  },
   {
     address: entryPoint08Address,
     version: '0.8',
