@@ -23,8 +23,34 @@ export interface NodeEventMap {
    */
   preconfDropped: [{ tx: IncludedTx; reason: string; requeued: boolean; notify: boolean }]
   /** An injected pre-confirmation fault or a change of the fault settings, as a log line. */
-  fault: [{ kind: FaultKind; message: string }]
+  fault: [{ kind: FaultKind; message: string; hash?: Uint8Array }]
+  /** What the built-in bundler did with a user operation, and where its bundle went (bundler/op-stages.ts). */
+  userOp: [UserOpEvent]
 }
+
+type HexText = `0x${string}`
+
+/**
+ * A user operation's step: received (accepted into the mempool, or restored from the state file),
+ * refused at eth_sendUserOperation (its ERC-7769 code), replaced by a higher-fee op, bundled into a
+ * handleOps transaction, dropped from the mempool, and its bundle pre-confirmed or sealed.
+ */
+export type UserOpEvent =
+  | { kind: 'received'; hash: HexText; sender: HexText; entryPoint: HexText; version: string; restored?: boolean }
+  | { kind: 'refused'; hash?: HexText; sender?: HexText; code: number; reason: string }
+  | { kind: 'replaced'; hash: HexText; by: HexText }
+  | { kind: 'bundled'; hashes: HexText[]; txHash: Uint8Array; version: string }
+  | { kind: 'dropped'; hash: HexText; reason: string }
+  | {
+      kind: 'preconfirmed' | 'sealed'
+      hash: HexText
+      txHash: Uint8Array
+      blockNumber: bigint
+      flashblockIndex: number
+      success: boolean
+      /** The op's call reverted: its revert data decoded where it can be. */
+      reason?: string
+    }
 
 export type FaultKind = 'drop' | 'halt' | 'resume' | 'restart' | 'cadence' | 'reorg' | 'settings'
 

@@ -9,6 +9,7 @@ import type { DevAccount } from './accounts.js'
 import type { Admission } from './admission/admission.js'
 import { assemble } from './assemble.js'
 import { Bundler } from './bundler/bundler.js'
+import { OpStages } from './bundler/op-stages.js'
 import type { Chain } from './chain/chain.js'
 import type { NodeContext } from './context.js'
 import type { DevControl } from './dev/control.js'
@@ -71,6 +72,8 @@ export class DevNode {
   readonly bundler: Bundler
   /** When each transaction was pooled, pre-confirmed, sealed or dropped (pcnode_transactionStatus). */
   readonly stages: TxStages
+  /** Each user operation's stages in the bundler (pcnode_userOperationStatus). */
+  readonly opStages: OpStages
   private readonly ctx: NodeContext
   private readonly executor: Executor
   private readonly admission: Admission
@@ -126,10 +129,17 @@ export class DevNode {
             stateOverrides,
           }),
         log: ctx.log,
+        opEvent: (event) => this.events.emit('userOp', event),
       },
       parts.bundlerAccount,
       { unsafe: this.options.bundlerUnsafe },
     )
+    this.opStages = new OpStages(this.events, {
+      outcome: (hash) => this.bundler.receipt(hash),
+      receipt: (hash) => this.getReceipt(hash),
+      waiting: (hash) => this.waiting(hash),
+      held: (hash) => this.bundler.lookup(hash) !== undefined,
+    })
   }
 
   /** The header of the block the next transaction joins: the pending one, or the next to open. */

@@ -11,6 +11,7 @@ import { ENTRY_POINTS, type EntryPoint, entryPointAt } from './entry-points.js'
 import { InvalidUserOpError } from './errors.js'
 import { estimateUserOpGas, type GasEstimate, preVerificationGas } from './estimate.js'
 import { Mempool, type OpRecord } from './mempool.js'
+import { refusedEvent } from './op-stages.js'
 import type { BundlerParts } from './parts.js'
 import { DevPaymaster } from './paymaster.js'
 import { outcomeIn, type UserOpOutcome } from './receipt.js'
@@ -35,7 +36,8 @@ const PER_AUTHORIZATION = 25_000n
 
 export class Bundler {
   private mode: BundlingMode = 'auto'
-  private readonly mempool = new Mempool()
+  /** Read by op-persist.ts, which keeps its waiting ops in the state file. */
+  readonly mempool = new Mempool()
   /** Bundling runs one at a time, so the bundler's transactions take consecutive nonces. */
   private queue: Promise<Hex[]> = Promise.resolve([])
   private readonly signer: PrivateKeyAccount
@@ -84,6 +86,15 @@ export class Bundler {
 
   /** eth_sendUserOperation: checked by running it (after the sender's ops still ahead of it), then kept; its hash. */
   async send(entryPointAddress: Address, op: UserOp): Promise<Hex> {
+    try {
+      return await this.accept(entryPointAddress, op)
+    } catch (error) {
+      this.parts.opEvent(refusedEvent(this.parts.chainId, entryPointAddress, op, error))
+      throw error
+    }
+  }
+
+  private async accept(entryPointAddress: Address, op: UserOp): Promise<Hex> {
     const entryPoint = await this.served(entryPointAddress)
     this.checkFields(entryPoint, op)
     const hash = userOpHash(this.parts.chainId, entryPoint, op)
@@ -95,9 +106,12 @@ export class Bundler {
       .ahead(entryPoint, op.sender, op.nonce, (r) => this.included(r) !== undefined)
       .filter((r) => r !== replaced)
     await this.validate(entryPoint, [...ahead.map((r) => r.op), op])
-    if (replaced) this.mempool.delete(replaced.hash)
+    if (replaced) {
+      this.mempool.delete(replaced.hash)
+      this.parts.opEvent({ kind: 'replaced', hash: replaced.hash, by: hash })
+    }
     this.mempool.add({ hash, op, entryPoint, status: 'pending', receivedAt: performance.now() })
-    this.parts.log(`user operation ${hash} from ${op.sender} accepted (EntryPoint v${entryPoint.version})`)
+    this.parts.opEvent({ kind: 'received', hash, sender: op.sender, entryPoint: entryPoint.address, version: entryPoint.version })
     // Its failure is logged by bundle(); the send has succeeded either way.
     if (this.mode === 'auto') this.bundle().catch(() => {})
     return hash
@@ -285,7 +299,7 @@ export class Bundler {
         r.status = 'submitted'
         r.txHash = txHash
       }
-      this.parts.log(`bundle ${toHex(txHash)}: ${records.length} user operation(s) to EntryPoint v${entryPoint.version}`)
+      this.parts.opEvent({ kind: 'bundled', hashes: records.map((r) => r.hash), txHash, version: entryPoint.version })
       return toHex(txHash)
     } catch (error) {
       for (const r of records) this.drop(r, `bundle not sent: ${(error as Error).message}`)
@@ -296,7 +310,7 @@ export class Bundler {
   private drop(record: OpRecord, reason: string): void {
     record.status = 'failed'
     record.reason = reason
-    this.parts.log(`user operation ${record.hash} dropped: ${reason}`)
+    this.parts.opEvent({ kind: 'dropped', hash: record.hash, reason })
   }
 
   /** The signed handleOps transaction: gas for every op's limits, fees no higher than the ops pay unless the base fee needs it. */

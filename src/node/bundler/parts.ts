@@ -1,6 +1,7 @@
 // What the bundler needs of the node (DevNode builds it): calls and simulations on the pre-confirmed
 // state, the raw send, receipts, fees and the L1 data fee. Kept apart so the bundler's files import
 // nothing above them.
+import type { UserOpEvent } from '../events.js'
 import type { SimulatedCall } from '../execution/simulate/run.js'
 import type { CallRequest, IncludedTx, LogFilter, MatchedLog, StateOverrides } from '../types.js'
 
@@ -32,4 +33,6 @@ export interface BundlerParts {
   /** debug_traceCall with a JS tracer on the pre-confirmed state: the tracer's result. */
   traceCall: TraceCall
   log(line: string): void
+  /** Announces an op's step (NodeEvents' userOp): its stages and the terminal log follow it. */
+  opEvent(event: UserOpEvent): void
 }

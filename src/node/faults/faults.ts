@@ -190,6 +190,7 @@ export class PreconfFaults {
       this.report(
         'drop',
         `drop ${hex(t.tx.hash)} (block ${t.block.header.number}, flashblock ${t.flashblockIndex}): ${l.reason}; ${fate}`,
+        t.tx.hash,
       )
     }
     return left
@@ -316,7 +317,7 @@ export class PreconfFaults {
     return seededRandom(this.settings.seed ^ 0x5eed_c10c)
   }
 
-  private report(kind: FaultKind, message: string): void {
-    this.ctx.events.emit('fault', { kind, message })
+  private report(kind: FaultKind, message: string, hash?: Uint8Array): void {
+    this.ctx.events.emit('fault', { kind, message, ...(hash ? { hash } : {}) })
   }
 }
