@@ -17,6 +17,7 @@ import { signingMethods } from './signing.js'
 import { simulateMethods } from './simulate.js'
 import { stateMethods } from './state.js'
 import { transactionMethods } from './transactions.js'
+import { userOpStatusMethods } from './user-op-status.js'
 import { walletMethods } from './wallet.js'
 
 export function methodTable(node: DevNode): MethodTable {
@@ -37,5 +38,6 @@ export function methodTable(node: DevNode): MethodTable {
     ...otterscanMethods(node),
     ...walletMethods(node),
     ...bundlerMethods(node),
+    ...userOpStatusMethods(node),
   })
 }
