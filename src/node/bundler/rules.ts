@@ -11,6 +11,13 @@ import { RULES_TRACER } from './rules-tracer.js'
 import { authorizationsOf } from './simulate-bundle.js'
 import { handleOpsData, paymasterOf, type UserOp } from './user-op.js'
 
+/** Which of the op's entities meet the bundler's stake minimums (ERC-7562 grants staked entities exemptions). */
+export interface StakedEntities {
+  account?: boolean
+  paymaster?: boolean
+  factory?: boolean
+}
+
 export interface Violation {
   entity: 'account' | 'paymaster' | 'factory'
   rule: string
@@ -23,6 +30,7 @@ export async function checkRules(
   entryPoint: EntryPoint,
   ops: UserOp[],
   bundler: Address,
+  _staked?: StakedEntities,
 ): Promise<{ failure?: FailedOp; violation?: Violation }> {
   const op = ops.at(-1)
   if (!op) return {}
