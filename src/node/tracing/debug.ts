@@ -88,7 +88,9 @@ export class Debugger {
       return this.onBlockFork(async () => {
         const replay = await BlockReplay.start(engine, chain, block, this.ctx.opStack)
         const out: BlockTraceEntry[] = []
-        const js = cfg.tracer !== undefined && !['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer'].includes(cfg.tracer)
+        const js =
+          cfg.tracer !== undefined &&
+          !['callTracer', 'prestateTracer', 'erc7562Tracer', '4byteTracer', 'noopTracer'].includes(cfg.tracer)
         while (replay.tx) {
           const txHash = replay.tx.tx.hash
           try {

@@ -5,6 +5,8 @@ import { NodeError } from '../errors.js'
 import { CallTracer } from './call-tracer.js'
 import { type TraceConfig, tracerFlags } from './config.js'
 import { ConsoleTracer } from './console-tracer.js'
+import { parseErc7562Config } from './erc7562-config.js'
+import { Erc7562Tracer } from './erc7562-tracer.js'
 import { FourByteTracer, NoopTracer } from './four-byte-tracer.js'
 import { JsTracer } from './js-tracer.js'
 import { PrestateTracer } from './prestate-tracer.js'
@@ -12,7 +14,7 @@ import { StructLogger } from './struct-logger.js'
 import type { Tracer } from './tracer.js'
 
 /** geth's other native tracers: named, so asking for one says so instead of failing as JavaScript. */
-const NOT_SERVED = ['flatCallTracer', 'muxTracer', 'erc7562Tracer', 'keccak256PreimageTracer', 'opcodeTracer']
+const NOT_SERVED = ['flatCallTracer', 'muxTracer', 'keccak256PreimageTracer', 'opcodeTracer']
 
 export function createTracer(cfg: TraceConfig, deadline: () => number): Tracer {
   const name = cfg.tracer
@@ -30,6 +32,9 @@ export function createTracer(cfg: TraceConfig, deadline: () => number): Tracer {
           'includeEmpty',
         ] as const),
       )
+    // ERC-4337 bundlers' (rundler's, the eth-infinitism bundler's) validation collector.
+    case 'erc7562Tracer':
+      return new Erc7562Tracer(parseErc7562Config(cfg.tracerConfig))
     case '4byteTracer':
       return new FourByteTracer()
     case 'noopTracer':
@@ -40,7 +45,7 @@ export function createTracer(cfg: TraceConfig, deadline: () => number): Tracer {
     default:
       if (NOT_SERVED.includes(name)) {
         throw new NodeError(
-          `tracer ${name} is not served by pcnode (it serves callTracer, prestateTracer, 4byteTracer, noopTracer, consoleTracer, the struct logger and JavaScript tracers)`,
+          `tracer ${name} is not served by pcnode (it serves callTracer, prestateTracer, erc7562Tracer, 4byteTracer, noopTracer, consoleTracer, the struct logger and JavaScript tracers)`,
         )
       }
       return new JsTracer(name, cfg.tracerConfig, deadline)
