@@ -10,6 +10,7 @@ import { isSystemDeposit } from '../node/opstack/opstack.js'
 import type { ReceiptData } from '../node/types.js'
 import { decodeRevertReason } from '../shared/revert.js'
 import type { LogLevel } from './start-flags.js'
+import { followUserOps } from './start-log-userops.js'
 import { formatEther } from './units.js'
 
 /**
@@ -77,6 +78,7 @@ export function followActivity(chalk: ChalkInstance, started: StartedNode, level
   events.on('fault', ({ message }) => {
     log(() => `${chalk.yellow('fault')} ${message}`)
   })
+  followUserOps(chalk, events, log, all)
 }
 
 const hex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`
