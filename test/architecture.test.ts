@@ -101,6 +101,8 @@ const LAYERS: readonly (string | readonly string[])[] = [
   'src/node/wallet-calls/',
   'src/node/bundler/',
   'src/node/genesis/',
+  // Names contracts and decodes calls and logs for the explorer (pcnode_decodeCall, …).
+  'src/node/decode/',
   'src/node/fee-history.ts',
   'src/node/assemble.ts',
   'src/node/node.ts',

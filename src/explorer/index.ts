@@ -3,12 +3,11 @@
 // inline style and script, a `data:` favicon) and an ordinary client of the node's JSON-RPC over the
 // same origin, so it needs nothing from the node's internals and makes no request beyond the node.
 import { createHash } from 'node:crypto'
-import { ABI_TABLE_JSON } from './abi-table.js'
 import { SCRIPT_CORE } from './script-core.js'
 import { SCRIPT_VIEWS } from './script-views.js'
 import { EXPLORER_STYLE } from './style.js'
 
-const SCRIPT = `${SCRIPT_CORE}var ABI = ${ABI_TABLE_JSON};\n${SCRIPT_VIEWS}`
+const SCRIPT = `${SCRIPT_CORE}${SCRIPT_VIEWS}`
 
 export const EXPLORER_HTML = `<!doctype html>
 <html lang="en">

@@ -5,7 +5,8 @@
 // the state changes prestateTracer's diffMode, the console.log lines pcnode's consoleTracer. One a fault dropped shows where it was pre-confirmed
 // and why it went. A contract's address names its creator (Otterscan's ots_getContractCreator). A
 // user operation (ERC-4337, the node's bundler) shows its sender, nonce, EntryPoint and bundle. Inputs and
-// logs are decoded where the page knows the signature (the standards, preinstalls and pcnode's contracts: abi-table.ts).
+// logs are decoded by the node (pcnode_decodeCall, pcnode_decodeLog), which names the contracts it knows
+// (pcnode_identifyContract: the user's --artifacts, the preinstalls).
 
 export const SCRIPT_VIEWS = `
 function go(hash) { if (location.hash === '#' + hash) route(); else location.hash = hash; }
@@ -49,52 +50,27 @@ async function revertReason(tx, receipt, trace) {
   return trace && trace.error ? trace.error : 'reverted without a reason';
 }
 
-// Inputs and logs by the signatures ABI holds (abi-table.ts): the ABI's head/tail encoding, for
-// fixed-size values, strings, bytes and arrays of fixed-size values (tuples are named by type).
-function word(hex, i) { return hex.slice(i * 64, i * 64 + 64); }
-function decodeWord(type, w) {
-  if (!w || w.length < 64) return '?';
-  if (type === 'address') return '0x' + w.slice(24);
-  if (type === 'bool') return BigInt('0x' + w) ? 'true' : 'false';
-  if (type.indexOf('uint') === 0 && type.indexOf('[') < 0) return BigInt('0x' + w).toString();
-  if (type.indexOf('int') === 0 && type.indexOf('[') < 0) { var v = BigInt('0x' + w); return (v >= 2n ** 255n ? v - 2n ** 256n : v).toString(); }
-  if (type.indexOf('bytes') === 0 && type.length > 5 && type.indexOf('[') < 0) return '0x' + w.slice(0, Number(type.slice(5)) * 2);
-  return '(' + type + ')';
-}
-var FIXED = /^(address|bool|u?int\\d*|bytes\\d+)$/;
-/** The i-th argument of data (hex, no selector): a dynamic one through its offset. */
-function decodeArg(type, data, i) {
-  var head = word(data, i);
-  var dynamic = type === 'string' || type === 'bytes' || (/\\[\\]$/.test(type) && FIXED.test(type.slice(0, -2)));
-  if (!dynamic) return decodeWord(type, head);
-  if (head.length < 64) return '?';
-  var at = Number(BigInt('0x' + head)) * 2, length = Number(BigInt('0x' + (data.slice(at, at + 64) || '0')));
-  if (at + 64 > data.length || length > data.length) return '(' + type + ')';
-  var body = data.slice(at + 64);
-  if (type === 'bytes') return length > 64 ? '0x' + body.slice(0, 128) + '… (' + length + ' bytes)' : '0x' + body.slice(0, length * 2);
-  if (type === 'string') {
-    var bytes = new Uint8Array((body.slice(0, length * 2).match(/../g) || []).map(function (b) { return parseInt(b, 16); }));
-    var text = new TextDecoder().decode(bytes);
-    return JSON.stringify(text.length > 120 ? text.slice(0, 120) + '…' : text);
+// Inputs and logs as the node decodes them (pcnode_decodeCall, pcnode_decodeLog: viem, with the
+// contract's ABI when the node knows the contract, else its 4-byte table), written out here: a
+// tuple with its fields' names, an array's first items, a long bytes value cut short.
+var MAX_ITEMS = 10;
+function argText(a) {
+  if (a.fields) return '{' + a.fields.map(function (f) { return f.name + ': ' + argText(f); }).join(', ') + '}';
+  if (a.items) {
+    var total = a.items.length + (a.more || 0);
+    return '[' + a.items.slice(0, MAX_ITEMS).map(argText).join(', ') + (total > MAX_ITEMS ? ', … (' + total + ' items)' : '') + ']';
   }
-  var items = [];
-  for (var k = 0; k < Math.min(length, 10); k++) items.push(decodeWord(type.slice(0, -2), word(body, k)));
-  return '[' + items.join(', ') + (length > 10 ? ', … (' + length + ' items)' : '') + ']';
+  var v = String(a.value);
+  if (a.type === 'string' && !a.hashed) return JSON.stringify(v.length > 120 ? v.slice(0, 120) + '…' : v);
+  if (a.type === 'bytes' && v.length > 130) return v.slice(0, 130) + '… (' + (v.length - 2) / 2 + ' bytes)';
+  return v;
 }
-function decodeCall(input) {
-  var sig = input && input.length >= 10 ? ABI.functions[input.slice(0, 10)] : undefined;
-  if (!sig) return undefined;
-  var data = input.slice(10);
-  return sig.name + '(' + sig.inputs.map(function (p, i) { return p.name + ': ' + decodeArg(p.type, data, i); }).join(', ') + ')';
+/** name(arg: value, …), with where its ABI came from (artifact, known, signature) and its signature. */
+function decodedNode(d, name, cls) {
+  var text = name + '(' + d.args.map(function (a) { return a.name + ': ' + argText(a); }).join(', ') + ')';
+  return el(cls ? 'div' : 'span', { 'class': cls, 'data-source': d.source, title: d.signature }, [text]);
 }
-function decodeLog(l) {
-  var sig = (ABI.events[l.topics[0]] || []).find(function (s) { return s.inputs.filter(function (p) { return p.indexed; }).length === l.topics.length - 1; });
-  if (!sig) return undefined;
-  var t = 1, d = 0, data = l.data.slice(2);
-  // An indexed dynamic value is only its hash in the topic.
-  function topic(p) { var w = l.topics[t++].slice(2); return FIXED.test(p.type) ? decodeWord(p.type, w) : '0x' + w; }
-  return sig.name + '(' + sig.inputs.map(function (p) { return p.name + ': ' + (p.indexed ? topic(p) : decodeArg(p.type, data, d++)); }).join(', ') + ')';
-}
+function contractName(who) { return who ? who.name + (who.file ? ' (' + who.file + ')' : '') : undefined; }
 
 /** prestateTracer diffMode: each touched account's balance, nonce, code and storage before → after. */
 function stateDiff(diff) {
@@ -148,6 +124,9 @@ async function showTx(hash) {
   var status = el('span', { 'class': receipt && receipt.status !== '0x1' ? 'bad' : 'ok' }, [(where ? where.status + ' · ' : '') + outcome]);
   var trace = receipt ? await maybe('debug_traceTransaction', [hash, { tracer: 'callTracer' }]) : undefined;
   var sealed = where && where.blockHash ? await maybe('eth_getBlockByHash', [where.blockHash, false]) : undefined;
+  var target = tx.to || (receipt && receipt.contractAddress);
+  var who = target ? await maybe('pcnode_identifyContract', [target]) : undefined;
+  var call = tx.to && tx.input && tx.input !== '0x' ? await maybe('pcnode_decodeCall', [{ to: tx.to, input: tx.input }]) : undefined;
   var pairs = [['Hash', el('code', null, [tx.hash])], ['Status', status],
     ['Block', tx.blockNumber ? link('block/' + dec(tx.blockNumber), '#' + dec(tx.blockNumber)) : 'pending'],
     // Its stages as far as the node says: the flashblock that pre-confirmed it, then its sealed block's time.
@@ -157,8 +136,9 @@ async function showTx(hash) {
     ['From', link('address/' + tx.from, tx.from, 'mono')],
     ['To', tx.to ? link('address/' + tx.to, tx.to, 'mono') : undefined],
     ['Created', receipt && receipt.contractAddress ? link('address/' + receipt.contractAddress, receipt.contractAddress, 'mono') : undefined],
+    ['Contract', contractName(who)],
     ['Value', eth(tx.value)], ['Nonce', dec(tx.nonce)],
-    ['Input', tx.input && tx.input !== '0x' ? (decodeCall(tx.input) || el('code', null, [tx.input.length > 74 ? tx.input.slice(0, 74) + '… (' + (tx.input.length - 2) / 2 + ' bytes)' : tx.input])) : undefined],
+    ['Input', tx.input && tx.input !== '0x' ? (call ? decodedNode(call, call.function) : el('code', null, [tx.input.length > 74 ? tx.input.slice(0, 74) + '… (' + (tx.input.length - 2) / 2 + ' bytes)' : tx.input])) : undefined],
     ['Gas used', receipt ? dec(receipt.gasUsed) + ' of ' + dec(tx.gas) : undefined],
     ['Gas price', receipt && receipt.effectiveGasPrice ? gwei(receipt.effectiveGasPrice) : gwei(tx.gasPrice)]];
   if (receipt) L1_FIELDS.forEach(function (f) { if (receipt[f[1]] !== undefined && receipt[f[1]] !== null) pairs.push([f[0], f[2](receipt[f[1]])]); });
@@ -166,9 +146,11 @@ async function showTx(hash) {
   if (receipt && receipt.status !== '0x1') nodes.push(el('p', { 'class': 'reason', id: 'revert-reason' }, ['Revert reason: ' + await revertReason(tx, receipt, trace)]));
   if (receipt && receipt.logs.length) {
     nodes.push(el('h3', null, ['Logs (' + receipt.logs.length + ')']));
-    receipt.logs.forEach(function (l) {
-      var decoded = decodeLog(l);
-      nodes.push(el('div', { 'class': 'log mono' }, [link('address/' + l.address, l.address), decoded ? el('div', { 'class': 'decoded' }, [decoded]) : null,
+    var decodedLogs = await Promise.all(receipt.logs.map(function (l) { return maybe('pcnode_decodeLog', [{ address: l.address, topics: l.topics, data: l.data }]); }));
+    receipt.logs.forEach(function (l, i) {
+      var d = decodedLogs[i];
+      nodes.push(el('div', { 'class': 'log mono' }, [link('address/' + l.address, l.address), d && d.contract ? el('span', { 'class': 'muted' }, [' ' + d.contract]) : null,
+        d ? decodedNode(d, d.event, 'decoded') : null,
         el('br'), 'topics: ' + l.topics.join(', '), el('br'), 'data: ' + l.data]));
     });
   }
@@ -203,8 +185,9 @@ async function showAddress(address) {
   var got = await Promise.all([rpc('eth_getBalance', [address, 'latest']), rpc('eth_getTransactionCount', [address, 'latest']), rpc('eth_getCode', [address, 'latest'])]);
   // A contract's creator and creating transaction (ots_getContractCreator, null for an account).
   var made = got[2] !== '0x' ? await maybe('ots_getContractCreator', [address]) : undefined;
+  var who = got[2] !== '0x' ? await maybe('pcnode_identifyContract', [address]) : undefined;
   var nodes = [dl([['Address', el('code', null, [address])], ['Balance', eth(got[0])], ['Nonce', dec(got[1])],
-    ['Code size', ((got[2].length - 2) / 2) + ' bytes'],
+    ['Code size', ((got[2].length - 2) / 2) + ' bytes'], ['Contract', contractName(who)],
     ['Creator', made ? link('address/' + made.creator, made.creator, 'mono') : undefined],
     ['Created by', made ? link('tx/' + made.hash, short(made.hash), 'mono') : undefined]])];
   var history = await maybe('ots_searchTransactionsBefore', [address, 0, 10]);

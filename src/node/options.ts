@@ -1,6 +1,6 @@
 // Node configuration: every CLI flag of `pcnode start` is one of these, with the same default.
 
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { checkAllowHosts, checkAllowOrigins } from '../shared/access.js'
 import { DEFAULT_MNEMONIC } from './accounts.js'
 import { checkFaultSettings, DEFAULT_FAULT_SETTINGS, type PreconfFaultSettings } from './faults/settings.js'
@@ -57,6 +57,14 @@ export interface NodeOptions {
    * genesis). Blocks before it follow the flashblocks rules. A fork of Base takes Base's time.
    */
   denimTime?: bigint
+  /**
+   * Profiles flashblocks and base: when Base's Beryl upgrade (the B20 precompiles) activates, in unix
+   * seconds (0, the default: from genesis); a local chain that starts before it gets them in its first
+   * block at or after it. Cobalt's time likewise (composite policies, the stored activation admin;
+   * never before Beryl's). Base's pair precedes Denim.
+   */
+  berylTime?: bigint
+  cobaltTime?: bigint
   /** geth-format genesis file to start from instead of the dev genesis ('' = none; genesis-file.ts). */
   genesisFile?: string
   /** Concatenated RLP blocks to import on top of genesisFile at start ('' = none; chain-import.ts). */
@@ -98,6 +106,11 @@ export interface NodeOptions {
   allowRemoteReset?: boolean
   /** Serve the explorer page (docs/explorer.md) at GET / on the node's port (default true; --no-explorer). */
   explorer?: boolean
+  /**
+   * A directory of compiled contracts (Foundry's out/, Hardhat's artifacts/): contracts deployed on
+   * the node whose runtime code is one of them are named and decoded with its ABI (docs/explorer.md).
+   */
+  artifacts?: string
   /** The built-in bundler skips ERC-7562's validation rules, as alto's and rundler's unsafe modes do (--bundler-unsafe). */
   bundlerUnsafe?: boolean
   /** Print nothing (library default). */
@@ -132,6 +145,8 @@ export const DEFAULTS: ResolvedOptions = {
   finalizedLag: 0,
   profile: 'flashblocks',
   denimTime: 0n,
+  berylTime: 0n,
+  cobaltTime: 0n,
   genesisFile: '',
   importFile: '',
   l1BaseFee: BASE_L1_FEES.baseFee,
@@ -147,6 +162,7 @@ export const DEFAULTS: ResolvedOptions = {
   allowHosts: [],
   allowRemoteReset: true,
   explorer: true,
+  artifacts: '',
   bundlerUnsafe: false,
   silent: true,
 }
@@ -185,12 +201,16 @@ export function resolveOptions(options: NodeOptions = {}): ResolvedOptions {
   }
   if (!Number.isSafeInteger(resolved.chainId) || resolved.chainId <= 0) throw new Error(`invalid chain id: ${resolved.chainId}`)
   if (resolved.denimTime < 0n) throw new Error(`invalid Denim time: ${resolved.denimTime}`)
+  if (resolved.berylTime < 0n) throw new Error(`invalid Beryl time: ${resolved.berylTime}`)
+  if (resolved.cobaltTime < 0n) throw new Error(`invalid Cobalt time: ${resolved.cobaltTime}`)
   if (resolved.blockTime < 0) throw new Error('block time must be >= 0')
   if (resolved.preconfInterval < 0) throw new Error('pre-confirmation interval must be >= 0')
   if (resolved.accounts < 0 || resolved.accounts > 1000) throw new Error('accounts must be between 0 and 1000')
   if (!Number.isSafeInteger(resolved.stateInterval) || resolved.stateInterval < 0) throw new Error('state interval must be >= 0')
   if (!Number.isSafeInteger(resolved.stateHistory) || resolved.stateHistory < 0) throw new Error('state history must be >= 0')
   checkLags(resolved)
+  if (resolved.artifacts && !isDirectory(resolved.artifacts))
+    throw new Error(`--artifacts ${resolved.artifacts}: not a directory`)
   checkL1Fees(resolved)
   resolved.allowOrigins = checkAllowOrigins(resolved.allowOrigins)
   resolved.allowHosts = checkAllowHosts(resolved.allowHosts)
@@ -211,6 +231,14 @@ function checkFork(fork: ForkOptions): void {
 }
 
 /** The tags' lags are block counts. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
 function checkLags(o: ResolvedOptions): void {
   for (const [name, lag] of [
     ['safe', o.safeLag],

@@ -4,6 +4,7 @@ import type { MethodTable } from '../dispatch.js'
 import { blockMethods } from './blocks.js'
 import { bundlerMethods } from './bundler.js'
 import { debugMethods } from './debug.js'
+import { decodeMethods } from './decode.js'
 import { devMethods } from './dev.js'
 import { executionMethods } from './execution.js'
 import { faultMethods } from './faults.js'
@@ -38,6 +39,7 @@ export function methodTable(node: DevNode): MethodTable {
     ...otterscanMethods(node),
     ...walletMethods(node),
     ...bundlerMethods(node),
+    ...decodeMethods(node),
     ...userOpStatusMethods(node),
   })
 }

@@ -1,0 +1,60 @@
+// The explorer's decoding, served by the node (docs/explorer.md): pcnode_decodeCall, pcnode_decodeLog
+// and pcnode_identifyContract, read-only. The node knows what the page cannot (the user's --artifacts
+// and which deployed code matches one) and decodes with viem, so the page carries no ABI decoder.
+// Each answers null for what it cannot decode or name.
+
+import { artifactsIn } from '../../node/decode/artifacts.js'
+import { ContractDecoder } from '../../node/decode/decoder.js'
+import type { DevNode } from '../../node/node.js'
+import type { BlockRef } from '../../node/types.js'
+import { expectArgs } from '../dispatch.js'
+import { invalidParams } from '../errors.js'
+import { type Hex, parseAddress, parseData, parseHash, toData } from '../hex.js'
+import { isObject, parseBlockRef } from '../params.js'
+import type { MethodGroup } from './group.js'
+
+/** An event has at most four topics (LOG4). */
+const MAX_TOPICS = 4
+
+export const decodeMethods: MethodGroup = (node: DevNode) => {
+  const dir = node.options.artifacts
+  const decoder = new ContractDecoder(dir ? artifactsIn(dir) : undefined)
+
+  /** The contract at `address` (at `ref`, else pending: a pre-confirmed creation is not at latest yet). */
+  const identify = async (address: Uint8Array, ref: BlockRef) => {
+    let code = await node.getCode(address, ref)
+    if (code.length === 0 && 'tag' in ref && ref.tag === 'latest') code = await node.getCode(address, { tag: 'pending' })
+    return decoder.identify(toData(address), code)
+  }
+
+  return {
+    /** [{ to?, input | data }, block?]: the call decoded, or null. */
+    pcnode_decodeCall: async (params) => {
+      expectArgs(params, 1, 2)
+      const call = params[0]
+      if (!isObject(call)) throw invalidParams('invalid argument 0: expected an object { to, input }')
+      const input = toData(parseData(call.input ?? call.data, 'input')) as Hex
+      const ref = parseBlockRef(params[1])
+      const who = call.to === undefined || call.to === null ? undefined : await identify(parseAddress(call.to, 'to'), ref)
+      return decoder.decodeCall(input, who) ?? null
+    },
+    /** [{ address, topics, data }, block?]: the log decoded, or null. */
+    pcnode_decodeLog: async (params) => {
+      expectArgs(params, 1, 2)
+      const log = params[0]
+      if (!isObject(log)) throw invalidParams('invalid argument 0: expected an object { address, topics, data }')
+      const address = parseAddress(log.address, 'address')
+      if (!Array.isArray(log.topics) || log.topics.length > MAX_TOPICS)
+        throw invalidParams(`invalid argument topics: expected an array of at most ${MAX_TOPICS} hashes`)
+      const topics = log.topics.map((t, i) => toData(parseHash(t, `topics[${i}]`)) as Hex)
+      const data = toData(parseData(log.data ?? '0x', 'data')) as Hex
+      return decoder.decodeLog(topics, data, await identify(address, parseBlockRef(params[1]))) ?? null
+    },
+    /** [address, block?]: { name, source, file? } of a contract the node can name, or null. */
+    pcnode_identifyContract: async (params) => {
+      expectArgs(params, 1, 2)
+      const who = await identify(parseAddress(params[0], 'address'), parseBlockRef(params[1]))
+      return who ? { name: who.name, source: who.source, ...(who.file ? { file: who.file } : {}) } : null
+    },
+  }
+}
