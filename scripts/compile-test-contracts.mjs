@@ -20,6 +20,14 @@ const UNITS = [
   ['RuleBreaker.sol', 'rule-breaker.ts', [['RuleBreakerAccount', 'ruleBreakerAccount']]],
   ['Account06.sol', 'account06.ts', [['Account06', 'account06']]],
   ['Account09.sol', 'account09.ts', [['Account09Factory', 'account09Factory']]],
+  [
+    'Reputation.sol',
+    'reputation.ts',
+    [
+      ['ReputationAccount', 'reputationAccount'],
+      ['ReputationPaymaster', 'reputationPaymaster'],
+    ],
+  ],
 ]
 
 // `solady/…` imports resolve in the solady package (the bundler tests' v0.7 account).

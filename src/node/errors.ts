@@ -7,8 +7,8 @@ export class NodeError extends Error {
   readonly code: number = -32000
   constructor(
     message: string,
-    /** Goes out as the error's `data` (bytes as 0x hex). */
-    readonly data?: Uint8Array | string,
+    /** Goes out as the error's `data` (bytes as 0x hex; an object, such as ERC-7769's, as it is). */
+    readonly data?: Uint8Array | string | { readonly [key: string]: string },
   ) {
     super(message)
     this.name = new.target.name

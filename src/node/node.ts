@@ -130,6 +130,7 @@ export class DevNode {
           }),
         log: ctx.log,
         opEvent: (event) => this.events.emit('userOp', event),
+        now: () => this.pendingHeader().timestamp,
       },
       parts.bundlerAccount,
       { unsafe: this.options.bundlerUnsafe },

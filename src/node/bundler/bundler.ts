@@ -7,17 +7,21 @@ import { entryPoint07Abi } from 'viem/account-abstraction'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import type { IncludedTx, StateOverrides } from '../types.js'
 import type { BundlerAccount } from './account.js'
+import { aggregatorOf } from './aggregator.js'
 import { ENTRY_POINTS, type EntryPoint, entryPointAt } from './entry-points.js'
-import { InvalidUserOpError } from './errors.js'
+import { InvalidUserOpError, UnsupportedAggregatorError } from './errors.js'
 import { estimateUserOpGas, type GasEstimate, preVerificationGas } from './estimate.js'
 import { Mempool, type OpRecord } from './mempool.js'
 import { refusedEvent } from './op-stages.js'
 import type { BundlerParts } from './parts.js'
 import { DevPaymaster } from './paymaster.js'
 import { outcomeIn, type UserOpOutcome } from './receipt.js'
-import { refusal } from './revert.js'
-import { checkRules, violationError } from './rules.js'
+import type { ReputationEntry, ReputationStatus } from './reputation.js'
+import { ReputationBook } from './reputation-book.js'
+import { type FailedOp, refusal } from './revert.js'
+import { checkRules, type StakedEntities, violationError } from './rules.js'
 import { authorizationsOf, simulateBundle } from './simulate-bundle.js'
+import type { StakeInfo } from './stake.js'
 import { gasLimitSum, handleOpsData, type UserOp, userOpHash } from './user-op.js'
 
 export type BundlingMode = 'auto' | 'manual'
@@ -43,6 +47,8 @@ export class Bundler {
   private readonly signer: PrivateKeyAccount
   /** ERC-7677's pm_* methods, for pcnode's development paymaster. */
   readonly paymaster: DevPaymaster
+  /** ERC-7562's reputation and stake checks (debug_bundler_*Reputation, getStakeStatus). */
+  readonly reputation: ReputationBook
 
   constructor(
     private readonly parts: BundlerParts,
@@ -52,6 +58,7 @@ export class Bundler {
   ) {
     this.signer = privateKeyToAccount(account.privateKey)
     this.paymaster = new DevPaymaster(parts)
+    this.reputation = new ReputationBook(parts, () => parts.now())
   }
 
   get address(): Address {
@@ -105,12 +112,15 @@ export class Bundler {
     const ahead = this.mempool
       .ahead(entryPoint, op.sender, op.nonce, (r) => this.included(r) !== undefined)
       .filter((r) => r !== replaced)
-    await this.validate(entryPoint, [...ahead.map((r) => r.op), op])
+    const staked = await this.reputation.staked(entryPoint, op)
+    this.reputation.admit(entryPoint, op, staked, this.mempool.pending(entryPoint), replaced !== undefined)
+    await this.validate(entryPoint, [...ahead.map((r) => r.op), op], staked)
     if (replaced) {
       this.mempool.delete(replaced.hash)
       this.parts.opEvent({ kind: 'replaced', hash: replaced.hash, by: hash })
     }
     this.mempool.add({ hash, op, entryPoint, status: 'pending', receivedAt: performance.now() })
+    this.reputation.accepted(hash, entryPoint, op, staked, replaced?.hash)
     this.parts.opEvent({ kind: 'received', hash, sender: op.sender, entryPoint: entryPoint.address, version: entryPoint.version })
     // Its failure is logged by bundle(); the send has succeeded either way.
     if (this.mode === 'auto') this.bundle().catch(() => {})
@@ -122,22 +132,37 @@ export class Bundler {
    * with --bundler-unsafe a plain call. A trace that cannot run (a node fault, not the op's) is logged and
    * the call made instead, as unsafe mode would.
    */
-  private async validate(entryPoint: EntryPoint, ops: UserOp[]): Promise<void> {
+  private async validate(entryPoint: EntryPoint, ops: UserOp[], staked: StakedEntities): Promise<void> {
     if (!this.settings.unsafe) {
       let outcome: Awaited<ReturnType<typeof checkRules>> | undefined
       try {
-        outcome = await checkRules(this.parts.traceCall, entryPoint, ops, this.address)
+        outcome = await checkRules(this.parts.traceCall, entryPoint, ops, this.address, staked)
       } catch (error) {
         this.parts.log(`bundler: ERC-7562 rules not checked (${(error as Error).message})`)
       }
       if (outcome) {
-        if (outcome.failure) throw refusal(outcome.failure.reason)
+        if (outcome.failure) throw await this.refused(entryPoint, ops, outcome.failure)
         if (outcome.violation) throw violationError(outcome.violation)
         return
       }
     }
     const failure = await simulateBundle(this.parts, entryPoint, ops, this.address)
-    if (failure) throw refusal(failure.reason)
+    if (failure) throw await this.refused(entryPoint, ops, failure)
+  }
+
+  /** The refusal of a FailedOp: -32506 when the AA24 is the account naming a signature aggregator. */
+  private async refused(entryPoint: EntryPoint, ops: UserOp[], failure: FailedOp): Promise<Error> {
+    const op = ops[failure.index] ?? ops.at(-1)
+    if (op && failure.reason.startsWith('AA24')) {
+      const aggregator = await aggregatorOf(this.parts, entryPoint, op).catch(() => undefined)
+      if (aggregator) {
+        return new UnsupportedAggregatorError(
+          `unsupported signature aggregator ${aggregator}: the account's validation names it, and this bundler does not aggregate signatures`,
+          { aggregator },
+        )
+      }
+    }
+    return refusal(failure.reason)
   }
 
   /** The fields the EntryPoint does not check but a bundler must (ERC-7769 -32602). */
@@ -177,6 +202,8 @@ export class Bundler {
         this.drop(r, `its bundle ${toHex(r.txHash)} is no longer on the chain nor waiting`)
       } else if (included && !outcomeIn(r.entryPoint, r.hash, included)) {
         this.drop(r, `its bundle ${toHex(r.txHash)} ran without it (${included.receipt.status === 1 ? 'no event' : 'reverted'})`)
+      } else if (included) {
+        this.reputation.included(r.hash)
       }
     }
   }
@@ -247,6 +274,31 @@ export class Bundler {
   /** debug_bundler_clearState. */
   clearState(): void {
     this.mempool.clear()
+    this.reputation.clear()
+  }
+
+  /** debug_bundler_clearMempool (rundler's, the spec tests'): the ops forgotten, the reputation kept. */
+  clearMempool(): void {
+    this.mempool.clear()
+  }
+
+  /** debug_bundler_dumpReputation: the entities of `entryPoint`, with the inclusions seen so far. */
+  async dumpReputation(entryPointAddress: Address): Promise<Array<ReputationEntry & { status: ReputationStatus }>> {
+    const entryPoint = await this.served(entryPointAddress)
+    this.forgetVanishedBundles()
+    return this.reputation.table.dump(entryPoint.address)
+  }
+
+  /** debug_bundler_setReputation. */
+  async setReputation(entryPointAddress: Address, entries: ReputationEntry[]): Promise<void> {
+    const entryPoint = await this.served(entryPointAddress)
+    this.reputation.table.set(entryPoint.address, entries)
+  }
+
+  /** debug_bundler_getStakeStatus. */
+  async stakeStatus(entryPointAddress: Address, address: Address): Promise<{ stakeInfo: StakeInfo; isStaked: boolean }> {
+    const entryPoint = await this.served(entryPointAddress)
+    return this.reputation.stakeStatus(entryPoint, address)
   }
 
   /** debug_bundler_setBundlingMode. */
@@ -277,7 +329,9 @@ export class Bundler {
 
   /** One handleOps transaction for the waiting ops of `entryPoint`, less those the EntryPoint refuses now. */
   private async bundleOne(entryPoint: EntryPoint, waiting: OpRecord[]): Promise<Hex | undefined> {
-    let records = waiting
+    const { take, banned } = this.reputation.forBundle(entryPoint, waiting)
+    for (const r of banned) this.drop(r, 'an entity it names is banned (ERC-7562 GREP-010)')
+    let records = take
     while (records.length > 0) {
       const failure = await simulateBundle(
         this.parts,
@@ -287,7 +341,10 @@ export class Bundler {
       )
       if (!failure) break
       const dropped = failure.index >= 0 && failure.index < records.length ? [records[failure.index] as OpRecord] : records
-      for (const r of dropped) this.drop(r, failure.reason)
+      for (const r of dropped) {
+        this.reputation.failedValidation(r.hash, failure.reason)
+        this.drop(r, failure.reason)
+      }
       records = records.filter((r) => !dropped.includes(r))
     }
     if (records.length === 0) return undefined
@@ -310,6 +367,7 @@ export class Bundler {
   private drop(record: OpRecord, reason: string): void {
     record.status = 'failed'
     record.reason = reason
+    this.reputation.forget(record.hash)
     this.parts.opEvent({ kind: 'dropped', hash: record.hash, reason })
   }
 

@@ -29,3 +29,18 @@ export class InvalidUserOpError extends InvalidParamsError {}
 export class OpcodeViolationError extends NodeError {
   override readonly code: number = -32502
 }
+
+/** -32504: an entity the op names is banned, or throttled past its mempool share (ERC-7562 GREP-010/020). */
+export class ReputationRefusedError extends NodeError {
+  override readonly code: number = -32504
+}
+
+/** -32505: an entity the op names is unstaked and past an unstaked entity's mempool share, or must be staked (UREP-*). */
+export class StakeTooLowError extends NodeError {
+  override readonly code: number = -32505
+}
+
+/** -32506: the account names a signature aggregator; this bundler does not aggregate. */
+export class UnsupportedAggregatorError extends NodeError {
+  override readonly code: number = -32506
+}

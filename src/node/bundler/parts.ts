@@ -33,6 +33,8 @@ export interface BundlerParts {
   /** debug_traceCall with a JS tracer on the pre-confirmed state: the tracer's result. */
   traceCall: TraceCall
   log(line: string): void
+  /** The chain's time in seconds (the pending block's timestamp): the reputation's hourly decay follows it. */
+  now(): bigint
   /** Announces an op's step (NodeEvents' userOp): its stages and the terminal log follow it. */
   opEvent(event: UserOpEvent): void
 }

@@ -2,6 +2,7 @@
 // debug_bundler_* controls the eth-infinitism bundler spec tests drive) and ERC-7677's paymaster
 // methods for pcnode's development paymaster: parsed here, answered by node/bundler/.
 import { getAddress, type Hex, toHex } from 'viem'
+import { type ReputationEntry, STATUS_NUMBER } from '../../node/bundler/reputation.js'
 import { expectArgs } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
 import { parseAddress, parseHash, parseQuantity } from '../hex.js'
@@ -11,6 +12,20 @@ import type { MethodGroup } from './group.js'
 
 const entryPointArg = (value: unknown, name = 'entryPoint') => getAddress(toHex(parseAddress(value, name)))
 const hashArg = (value: unknown) => toHex(parseHash(value, 'userOpHash')) as Hex
+
+/** debug_bundler_setReputation's entries: { address, opsSeen, opsIncluded } with hex quantities. */
+function reputationEntries(value: unknown): ReputationEntry[] {
+  if (!Array.isArray(value)) throw invalidParams('invalid argument 0: expected an array of { address, opsSeen, opsIncluded }')
+  return value.map((e, i) => {
+    if (typeof e !== 'object' || e === null) throw invalidParams(`invalid argument 0: entry ${i} is not an object`)
+    const { address, opsSeen, opsIncluded } = e as Record<string, unknown>
+    return {
+      address: getAddress(toHex(parseAddress(address, `0[${i}].address`))),
+      opsSeen: parseQuantity(opsSeen, `0[${i}].opsSeen`),
+      opsIncluded: parseQuantity(opsIncluded, `0[${i}].opsIncluded`),
+    }
+  })
+}
 
 export const bundlerMethods: MethodGroup = (node) => ({
   eth_supportedEntryPoints: (params) => {
@@ -85,6 +100,50 @@ export const bundlerMethods: MethodGroup = (node) => ({
     expectArgs(params, 0, 0)
     node.bundler.clearState()
     return 'ok'
+  },
+  debug_bundler_clearMempool: (params) => {
+    expectArgs(params, 0, 0)
+    node.bundler.clearMempool()
+    return 'ok'
+  },
+  /** Status as a number (0 ok, 1 throttled, 2 banned), as the reference bundler, alto, rundler and the spec tests have it. */
+  debug_bundler_dumpReputation: async (params) => {
+    expectArgs(params, 0, 1)
+    const entryPoint = params[0] === undefined ? (await node.bundler.supportedEntryPoints())[0] : entryPointArg(params[0])
+    if (!entryPoint) return []
+    return (await node.bundler.dumpReputation(entryPoint)).map((e) => ({
+      address: e.address,
+      opsSeen: toHex(e.opsSeen),
+      opsIncluded: toHex(e.opsIncluded),
+      status: toHex(STATUS_NUMBER[e.status]),
+    }))
+  },
+  debug_bundler_setReputation: async (params) => {
+    expectArgs(params, 1, 2)
+    const entries = reputationEntries(params[0])
+    const entryPoint = params[1] === undefined ? (await node.bundler.supportedEntryPoints())[0] : entryPointArg(params[1], '1')
+    if (!entryPoint) throw invalidParams('no EntryPoint on this chain')
+    await node.bundler.setReputation(entryPoint, entries)
+    return 'ok'
+  },
+  debug_bundler_clearReputation: (params) => {
+    expectArgs(params, 0, 0)
+    node.bundler.reputation.table.clear()
+    return 'ok'
+  },
+  /** The reference bundler's shape: stake and unstakeDelaySec as decimal strings. */
+  debug_bundler_getStakeStatus: async (params) => {
+    expectArgs(params, 2, 2)
+    const address = getAddress(toHex(parseAddress(params[0], 'address')))
+    const { stakeInfo, isStaked } = await node.bundler.stakeStatus(entryPointArg(params[1]), address)
+    return {
+      stakeInfo: {
+        addr: stakeInfo.addr,
+        stake: stakeInfo.stake.toString(),
+        unstakeDelaySec: stakeInfo.unstakeDelaySec.toString(),
+      },
+      isStaked,
+    }
   },
   debug_bundler_dumpMempool: async (params) => {
     expectArgs(params, 0, 1)

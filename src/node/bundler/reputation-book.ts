@@ -1,0 +1,195 @@
+// The bundler's ERC-7562 reputation and staking bookkeeping around its mempool: which entities an op
+// names and whether each is staked (its stake read from the EntryPoint), the refusals at
+// eth_sendUserOperation (GREP-010 banned, GREP-020 throttled past THROTTLED_ENTITY_MEMPOOL_COUNT,
+// UREP-010/020 unstaked past its share: -32504 and -32505 with ERC-7769's data), opsSeen when an op is
+// accepted, opsIncluded when its UserOperationEvent is seen, the blame when an op fails its second
+// validation at bundling (EREP-015/016/020/030), and which waiting ops a bundle may take.
+import { type Address, isAddressEqual, toHex } from 'viem'
+import { DEV_PAYMASTERS } from '../../contracts/paymaster.js'
+import type { EntryPoint } from './entry-points.js'
+import { ReputationRefusedError, StakeTooLowError } from './errors.js'
+import type { OpRecord } from './mempool.js'
+import type { BundlerParts } from './parts.js'
+import { REPUTATION, type ReputationStatus, ReputationTable } from './reputation.js'
+import type { StakedEntities } from './rules.js'
+import { DEVNET_STAKE_MINIMUMS, meetsMinimums, readStake, type StakeInfo, type StakeMinimums } from './stake.js'
+import { factoryCall, paymasterOf, type UserOp } from './user-op.js'
+
+export type EntityRole = 'account' | 'factory' | 'paymaster'
+
+interface Named {
+  role: EntityRole
+  address: Address
+}
+
+/** What an accepted op was counted against: opsIncluded follows opsSeen for these addresses only. */
+interface Counted {
+  entryPoint: Address
+  op: UserOp
+  seen: Address[]
+  accountStaked: boolean
+}
+
+/** The entities an op names: its sender, the factory that deploys it (not v0.8's 7702 marker), its paymaster. */
+export function entitiesOf(op: UserOp): Named[] {
+  const named: Named[] = [{ role: 'account', address: op.sender }]
+  const factory = factoryCall(op)?.factory
+  if (factory) named.push({ role: 'factory', address: factory })
+  const paymaster = paymasterOf(op)
+  if (paymaster) named.push({ role: 'paymaster', address: paymaster })
+  return named
+}
+
+const ROLE_KEY: Record<EntityRole, keyof StakedEntities> = { account: 'account', factory: 'factory', paymaster: 'paymaster' }
+
+export class ReputationBook {
+  readonly table: ReputationTable
+  private readonly counted = new Map<string, Counted>()
+
+  constructor(
+    private readonly parts: BundlerParts,
+    now: () => bigint,
+    readonly minimums: StakeMinimums = DEVNET_STAKE_MINIMUMS,
+  ) {
+    // pcnode's development paymaster is the node's own: allow-listed, as the reference bundler's whitelist.
+    this.table = new ReputationTable(now, new Set(DEV_PAYMASTERS.map((p) => p.address.toLowerCase())))
+  }
+
+  /** debug_bundler_getStakeStatus. */
+  async stakeStatus(entryPoint: EntryPoint, address: Address): Promise<{ stakeInfo: StakeInfo; isStaked: boolean }> {
+    const stakeInfo = await readStake(this.parts, entryPoint, address)
+    return { stakeInfo, isStaked: meetsMinimums(stakeInfo, this.minimums) }
+  }
+
+  /** Each entity's stake against the minimums; an allow-listed entity counts as staked. */
+  async staked(entryPoint: EntryPoint, op: UserOp): Promise<StakedEntities> {
+    const out: StakedEntities = {}
+    await Promise.all(
+      entitiesOf(op).map(async ({ role, address }) => {
+        out[ROLE_KEY[role]] =
+          this.table.isAllowListed(address) || meetsMinimums(await readStake(this.parts, entryPoint, address), this.minimums)
+      }),
+    )
+    return out
+  }
+
+  /**
+   * Refuses an op whose entities' reputation or stake keeps it out of the mempool (`waiting`: the ops of
+   * its EntryPoint already there). A replacement keeps its slot, so only a ban refuses it.
+   */
+  admit(entryPoint: EntryPoint, op: UserOp, staked: StakedEntities, waiting: OpRecord[], replacing: boolean): void {
+    const ep = entryPoint.address
+    for (const { role, address } of entitiesOf(op)) {
+      const status = this.table.status(ep, address)
+      if (status === 'banned') {
+        throw new ReputationRefusedError(`${role} ${address} is banned ${this.figures(ep, address, status)}`, { [role]: address })
+      }
+      if (replacing) continue
+      const count = waiting.filter((r) => entitiesOf(r.op).some((e) => isAddressEqual(e.address, address))).length
+      if (status === 'throttled' && count >= REPUTATION.THROTTLED_ENTITY_MEMPOOL_COUNT) {
+        throw new ReputationRefusedError(
+          `${role} ${address} is throttled ${this.figures(ep, address, status)} and has ${count} user operations in the mempool, the most a throttled entity may have (GREP-020)`,
+          { [role]: address },
+        )
+      }
+      if (staked[ROLE_KEY[role]]) continue
+      const full =
+        role === 'account' ? count >= REPUTATION.SAME_SENDER_MEMPOOL_COUNT : !this.table.underUnstakedShare(ep, address, count)
+      if (full) {
+        const { minStake, minUnstakeDelay } = this.minimums
+        throw new StakeTooLowError(
+          `${role} ${address} is unstaked and has ${count} user operations in the mempool, the most ERC-7562 allows an unstaked ${role} (${role === 'account' ? 'UREP-010' : 'UREP-020'}); a stake of ${minStake} wei locked for at least ${minUnstakeDelay} s lifts the limit`,
+          { [role]: address, minimumStake: toHex(minStake), minimumUnstakeDelay: toHex(minUnstakeDelay) },
+        )
+      }
+    }
+  }
+
+  private figures(entryPoint: Address, address: Address, status: ReputationStatus): string {
+    const e = this.table.get(entryPoint, address)
+    return `(ERC-7562 ${status === 'banned' ? 'GREP-010' : 'GREP-020'}: opsSeen ${e.opsSeen}, opsIncluded ${e.opsIncluded})`
+  }
+
+  /**
+   * An op entered the mempool: opsSeen of its factory and paymaster, and of its sender when staked (the
+   * reference bundler's and alto's rule). A replaced op's entities give back theirs (GREP-050).
+   */
+  accepted(hash: string, entryPoint: EntryPoint, op: UserOp, staked: StakedEntities, replacedHash?: string): void {
+    if (replacedHash) this.forget(replacedHash, { unsee: true })
+    const seen = entitiesOf(op)
+      .filter((e) => e.role !== 'account' || staked.account)
+      .map((e) => e.address)
+    for (const address of seen) this.table.seen(entryPoint.address, address)
+    this.counted.set(hash, { entryPoint: entryPoint.address, op, seen, accountStaked: staked.account === true })
+  }
+
+  /** The op's UserOperationEvent was seen: opsIncluded of the entities it was counted against. */
+  included(hash: string): void {
+    const c = this.counted.get(hash)
+    if (!c) return
+    for (const address of c.seen) this.table.included(c.entryPoint, address)
+    this.counted.delete(hash)
+  }
+
+  /**
+   * The op failed its second validation (the bundle's check) with the EntryPoint's `reason`: the entity the
+   * AA code blames keeps the opsSeen it got, the others give theirs back (EREP-015, EREP-016). AA1x is
+   * the factory's; AA2x the factory's when there is one (EREP-020), else the account's; AA3x the
+   * paymaster's, unless the account is staked, which answers for it (EREP-030).
+   */
+  failedValidation(hash: string, reason: string): void {
+    const c = this.counted.get(hash)
+    if (!c) return
+    const entities = entitiesOf(c.op)
+    const of = (role: EntityRole) => entities.find((e) => e.role === role)?.address
+    const code = reason.slice(0, 3)
+    const blamed =
+      code === 'AA1'
+        ? of('factory')
+        : code === 'AA2'
+          ? (of('factory') ?? of('account'))
+          : code === 'AA3'
+            ? c.accountStaked
+              ? of('account')
+              : of('paymaster')
+            : undefined
+    for (const address of c.seen) if (!blamed || !isAddressEqual(address, blamed)) this.table.seen(c.entryPoint, address, -1n)
+    this.counted.delete(hash)
+  }
+
+  /** An op that left without a verdict on its entities (its bundle vanished, the state was cleared). */
+  forget(hash: string, { unsee }: { unsee: boolean } = { unsee: false }): void {
+    const c = this.counted.get(hash)
+    if (c && unsee) for (const address of c.seen) this.table.seen(c.entryPoint, address, -1n)
+    this.counted.delete(hash)
+  }
+
+  /**
+   * The waiting ops a bundle takes: none naming a banned entity (GREP-010 removes them from the mempool),
+   * and at most THROTTLED_ENTITY_BUNDLE_COUNT naming each throttled one (GREP-020; the rest wait).
+   */
+  forBundle(entryPoint: EntryPoint, waiting: OpRecord[]): { take: OpRecord[]; banned: OpRecord[] } {
+    const take: OpRecord[] = []
+    const banned: OpRecord[] = []
+    const throttledCount = new Map<string, number>()
+    for (const r of waiting) {
+      const addresses = entitiesOf(r.op).map((e) => e.address.toLowerCase() as Address)
+      const statuses = addresses.map((a) => this.table.status(entryPoint.address, a))
+      if (statuses.includes('banned')) {
+        banned.push(r)
+        continue
+      }
+      const throttled = addresses.filter((_, i) => statuses[i] === 'throttled')
+      if (throttled.some((a) => (throttledCount.get(a) ?? 0) >= REPUTATION.THROTTLED_ENTITY_BUNDLE_COUNT)) continue
+      for (const a of throttled) throttledCount.set(a, (throttledCount.get(a) ?? 0) + 1)
+      take.push(r)
+    }
+    return { take, banned }
+  }
+
+  /** debug_bundler_clearState and clearReputation. */
+  clear(): void {
+    this.table.clear()
+    this.counted.clear()
+  }
+}
