@@ -1,22 +1,26 @@
 // SPDX-License-Identifier: MIT
-// Base's ActivationRegistry (0x8453…01, Beryl): the admin switches the B20 features on and off. The
-// features mapping sits at the ERC-7201 root of "base.activation_registry" (base/base
-// activation/storage.rs). The admin is node configuration at Beryl: Base mainnet's on chain 8453,
-// otherwise the local-dev default base-anvil uses (anvil's account 5).
+// Base's ActivationRegistry (0x8453…01): the admin switches the B20 features on and off. The
+// features mapping sits at the ERC-7201 root of "base.activation_registry", the admin Cobalt stores
+// in the field after it (base/base activation/storage.rs). At Beryl the admin is node
+// configuration: Base mainnet's on chain 8453, otherwise the local-dev default base-anvil uses
+// (anvil's account 5). From Cobalt (ActivationAdminConfig with state enabled) a stored admin,
+// once setAdmin wrote one, replaces it. One frozen version per upgrade, as Base keeps them; the
+// node runs the block's.
 pragma solidity ^0.8.28;
 
 import {ACTIVATION_REGISTRY, revertUnknownSelector} from './B20Shared.sol';
 
-contract B20ActivationRegistry {
+abstract contract B20ActivationRegistryLogic {
     error Unauthorized(address caller);
     error AlreadyActivated(bytes32 feature);
-    error AlreadyDeactivated(bytes32 feature);
     error FeatureNotActivated(bytes32 feature);
     error DelegateCallNotAllowed();
     error NonPayable();
+    error ZeroAdminAddress();
 
     event FeatureActivated(bytes32 indexed feature, address indexed caller);
     event FeatureDeactivated(bytes32 indexed feature, address indexed caller);
+    event AdminChanged(address indexed previousAdmin, address indexed newAdmin, address indexed caller);
 
     bytes32 private constant ROOT = 0x43ee1bbe25e988521cccd8b2c8fbd38c8287ebff8e074e825a70dfd3885cce00;
     address private constant DEV_ADMIN = 0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc;
@@ -24,7 +28,11 @@ contract B20ActivationRegistry {
 
     struct Layout {
         mapping(bytes32 => bool) features;
+        address admin;
     }
+
+    /// Whether the admin lives in storage (Cobalt and later).
+    function _adminInStorage() internal pure virtual returns (bool);
 
     function _layout() private pure returns (Layout storage l) {
         assembly {
@@ -38,7 +46,12 @@ contract B20ActivationRegistry {
         _;
     }
 
+    /// The stored admin when there is one (Cobalt), else the configured one.
     function admin() public view returns (address) {
+        if (_adminInStorage()) {
+            address stored = _layout().admin;
+            if (stored != address(0)) return stored;
+        }
         return block.chainid == 8453 ? MAINNET_ADMIN : DEV_ADMIN;
     }
 
@@ -51,23 +64,32 @@ contract B20ActivationRegistry {
     }
 
     function activate(bytes32 feature) external payable direct {
-        _set(feature, true);
+        _requireAdmin();
+        Layout storage l = _layout();
+        if (l.features[feature]) revert AlreadyActivated(feature);
+        l.features[feature] = true;
         emit FeatureActivated(feature, msg.sender);
     }
 
+    /// Deactivating an inactive feature is FeatureNotActivated (base/base set_activated).
     function deactivate(bytes32 feature) external payable direct {
-        _set(feature, false);
+        _requireAdmin();
+        Layout storage l = _layout();
+        if (!l.features[feature]) revert FeatureNotActivated(feature);
+        delete l.features[feature];
         emit FeatureDeactivated(feature, msg.sender);
     }
 
-    function _set(bytes32 feature, bool on) private {
-        if (msg.sender != admin()) revert Unauthorized(msg.sender);
-        Layout storage l = _layout();
-        if (l.features[feature] == on) {
-            if (on) revert AlreadyActivated(feature);
-            revert AlreadyDeactivated(feature);
-        }
-        l.features[feature] = on;
+    /// Cobalt: the admin hands over in one step. Before Cobalt the selector is unknown (base/base
+    /// activation/dispatch.rs). Order: zero address, then the caller (set_admin).
+    function setAdmin(address newAdmin) external payable {
+        if (!_adminInStorage()) revertUnknownSelector();
+        if (address(this) != ACTIVATION_REGISTRY) revert DelegateCallNotAllowed();
+        if (msg.value != 0) revert NonPayable();
+        if (newAdmin == address(0)) revert ZeroAdminAddress();
+        _requireAdmin();
+        _layout().admin = newAdmin;
+        emit AdminChanged(msg.sender, newAdmin, msg.sender);
     }
 
     fallback() external payable {
@@ -77,5 +99,23 @@ contract B20ActivationRegistry {
     /// Empty calldata: an empty revert, as an unknown (absent) selector.
     receive() external payable {
         revertUnknownSelector();
+    }
+
+    function _requireAdmin() private view {
+        if (msg.sender != admin()) revert Unauthorized(msg.sender);
+    }
+}
+
+/// Beryl: the admin is configuration only.
+contract B20ActivationRegistryBeryl is B20ActivationRegistryLogic {
+    function _adminInStorage() internal pure override returns (bool) {
+        return false;
+    }
+}
+
+/// Cobalt and later: setAdmin and the stored admin (the whole surface).
+contract B20ActivationRegistry is B20ActivationRegistryLogic {
+    function _adminInStorage() internal pure override returns (bool) {
+        return true;
     }
 }

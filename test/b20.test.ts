@@ -215,8 +215,9 @@ describe('B20 factory and registries (profile base)', () => {
     // Existing tokens keep running.
     const token = b20Address(ASSET, other, salt(1))
     expect(await node.publicClient.readContract({ address: token, abi: b20Abi, functionName: 'name' })).toBe('Gold')
+    // Deactivating an inactive feature: FeatureNotActivated (base/base activation set_activated).
     expect(await revertData(node, admin, ACTIVATION_REGISTRY_ADDRESS, deactivate)).toBe(
-      encodeErrorResult({ abi: activationRegistryAbi, errorName: 'AlreadyDeactivated', args: [B20_FEATURES.asset] }),
+      encodeErrorResult({ abi: activationRegistryAbi, errorName: 'FeatureNotActivated', args: [B20_FEATURES.asset] }),
     )
     await send(
       5,

@@ -3,6 +3,7 @@
 // each other. DevNode.create calls it once; nothing else constructs these parts.
 import { type DevAccount, devAccounts } from './accounts.js'
 import { Admission } from './admission/admission.js'
+import { berylUpgrades } from './b20/upgrades.js'
 import { type BundlerAccount, bundlerAccount } from './bundler/account.js'
 import { Chain } from './chain/chain.js'
 import type { NodeContext } from './context.js'
@@ -60,6 +61,10 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
   }))
   const profile = getProfile(options.profile)
   const denimTime = profile.denim ? options.denimTime : undefined
+  // Base's Beryl and Cobalt (b20/upgrades.ts): the registries run the logic of each block's upgrade.
+  const b20 = berylUpgrades(profile, { ...options, denimTime })
+  engine.b20Forks.cobalt = b20?.cobalt
+  engine.b20Forks.denim = denimTime
   await writeGenesis(engine, chain, options, alloc, profile.opStack, denimTime, fork)
   const logError = options.logger ?? ((line: string) => console.error(`pcnode: ${line}`))
   const log = options.silent ? () => {} : logError
@@ -78,6 +83,8 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
   // not thrown past an upgrade by the wall clock.
   if (fork) clock.rebase(fork.timestamp)
   const producer = new BlockProducer(engine, chain, events, opStack, clock)
+  // A local chain that starts before Beryl gets its precompiles in Beryl's first block; a fork keeps the upstream's.
+  if (!fork) producer.berylUpgrades = b20
   const sequencer = new Sequencer(engine, chain, pool, producer, events, options, logError)
   if (denimTime !== undefined) sequencer.crossesDenim()
   // What enters the pool (or the deposit queue) is announced once, then the sequencer hears of it

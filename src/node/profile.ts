@@ -26,6 +26,12 @@ export interface ChainProfile {
    */
   readonly denim: boolean
   /**
+   * Base's Beryl and Cobalt upgrades (the B20 precompiles and their registries' changes) apply from
+   * the chain's activation times (options berylTime, cobaltTime; genesis by default). Base ran both
+   * before Denim, with flashblocks (base/docs upgrades/cobalt), so the flashblocks profile has them.
+   */
+  readonly beryl: boolean
+  /**
    * JSON-RPC error code for a revert in eth_estimateGas (the revert data goes in `data`). eth_call
    * answers code 3 in every profile, as geth and reth (Base's node) do: viem decodes custom errors
    * only from code 3 with data.
@@ -65,6 +71,7 @@ export const FLASHBLOCKS_PROFILE: ChainProfile = {
   name: 'flashblocks',
   opStack: true,
   denim: false,
+  beryl: true,
   blockTime: 2000,
   preconfInterval: 200,
   safeLag: 0,
@@ -104,6 +111,7 @@ export const ETHEREUM_PROFILE: ChainProfile = {
   name: 'ethereum',
   opStack: false,
   denim: false,
+  beryl: false,
   blockTime: 12_000,
   preconfInterval: 12_000,
   safeLag: 0,

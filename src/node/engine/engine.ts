@@ -12,6 +12,7 @@ import type { CallRequest, HeaderFields, TxRecord, Withdrawal } from '../types.j
 import { commonFromGenesis, type GethGenesis, readGenesisFile } from './genesis-file.js'
 import { absentHeaderFields, BlockEnv, HeaderView, withdrawalRaw } from './header.js'
 import { installB20Code } from './hooks/b20-code.js'
+import type { B20Forks } from './hooks/b20-forks.js'
 import { type DepositInput, decodeDeposit, depositRecord, encodeDeposit } from './opstack/deposit.js'
 import { SerialQueue } from './queue.js'
 import { DEPOSIT_TX_TYPE } from './receipts.js'
@@ -74,6 +75,8 @@ export class Engine {
   readonly live: ExecView
   /** Where Solidity console.log calls go (the node prints them); executions opt in (`console: true`). */
   consoleLog: ((data: Uint8Array) => void) | undefined
+  /** When Base's Cobalt and Denim activate: the B20 registries run the block's logic version (assemble sets them). */
+  readonly b20Forks: B20Forks = { cobalt: undefined, denim: undefined }
   private readonly views = new Map<string, Promise<ExecView>>()
   /** Views' VMs follow hardfork changes without the Common keeping them alive. */
   private readonly viewListeners: WeakHardforkListeners
@@ -92,6 +95,7 @@ export class Engine {
     /** The geth genesis the node started from (--genesis), if any. */
     readonly genesisFile: GethGenesis | undefined,
   ) {
+    installB20Code(vm, this.b20Forks)
     this.live = new ExecView(vm, common, () => this.consoleLog)
     this.viewListeners = new WeakHardforkListeners(common)
   }
@@ -112,7 +116,6 @@ export class Engine {
     const blockHashes = new BlockHashes()
     const vm = await createVM({ common, stateManager: state, blockchain: blockHashes })
     await installFastInterpreter(vm)
-    installB20Code(vm)
     const engine = new Engine(common, state, nodes, vm, blockHashes, keccak, genesisFile)
     await selfCheck(engine)
     return engine
@@ -220,7 +223,7 @@ export class Engine {
       createVM({ common: this.common, stateManager: sm, blockchain: this.blockHashes }),
     )
     await installFastInterpreter(vm)
-    installB20Code(vm)
+    installB20Code(vm, this.b20Forks)
     return new ExecView(vm, this.common, () => this.consoleLog)
   }
 

@@ -1,6 +1,6 @@
 // The chain's first blocks (anvil's backend/genesis.rs): the dev genesis (funded dev accounts, the
 // system contracts, pcnode's predeploys) or a geth genesis file with an optional chain import.
-import { installB20 } from '../b20/genesis.js'
+import { berylUpgrades, crossBeryl } from '../b20/upgrades.js'
 import type { Chain } from '../chain/chain.js'
 import { type Engine, genesisFileBlock, importChainFile } from '../engine/index.js'
 import type { Fork } from '../fork/fork.js'
@@ -10,6 +10,7 @@ import { installBaseTime } from '../opstack/base-time.js'
 import { DENIM_SCALING } from '../opstack/denim.js'
 import { BASE_EIP1559, BASE_L1_FEES, encodeExtraData, type L1FeeParams, PREDEPLOYS } from '../opstack/params.js'
 import type { ResolvedOptions } from '../options.js'
+import { getProfile } from '../profile.js'
 import type { BlockRecord } from '../types.js'
 import { installOpStack } from './opstack.js'
 import { installPaymasters } from './paymasters.js'
@@ -54,8 +55,8 @@ async function devGenesis(
   if (opStack) await installOpStack(live, engine.chainId, l1FeesOf(options), timestamp)
   if (opStack) await installPaymasters(engine) // pcnode's development paymasters, deposits in their EntryPoints
   if (denim) await installBaseTime(live)
-  // Beryl precedes Denim on Base, so a chain Denim from genesis has the B20 precompiles there too.
-  if (denim) await installB20(live)
+  // The B20 precompiles when Beryl is active at genesis (b20/upgrades.ts; Beryl precedes Denim).
+  await crossBeryl(live, timestamp, berylUpgrades(getProfile(options.profile), { ...options, denimTime }))
   await live.commit()
   const eip1559 = denim ? { ...BASE_EIP1559, denominator: BASE_EIP1559.denominator * DENIM_SCALING } : BASE_EIP1559
   const header = emptyHeader({

@@ -3,6 +3,7 @@
 // inside the engine's serial queue.
 
 import { randomBytes } from 'node:crypto'
+import { type BerylUpgrades, crossBeryl } from '../b20/upgrades.js'
 import type { Chain } from '../chain/chain.js'
 import { receiptOf } from '../chain/receipt.js'
 import type { BlockEnv, Engine, HeaderView, RollupFees } from '../engine/index.js'
@@ -81,6 +82,8 @@ export class BlockProducer {
    * the stream it replaces, passed on with the flashblocks (events.ts `replayed`).
    */
   private replaying: ReadonlySet<string> | undefined
+  /** The chain's Beryl and Cobalt times (assemble sets them): Beryl's first block gets the B20 precompiles. */
+  berylUpgrades: BerylUpgrades | undefined
 
   constructor(
     private readonly engine: Engine,
@@ -209,6 +212,7 @@ export class BlockProducer {
     this.rollup = undefined
     await live.checkpoint()
     await engine.applySystemWrites(live, header)
+    await crossBeryl(live, header.timestamp, this.berylUpgrades)
     let run: BatchRun | undefined
     if (opStack) {
       const system = [engine.buildDeposit(await opStack.l1InfoDeposit(live, header.timestamp))]

@@ -12,6 +12,7 @@ import { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { toFunctionSelector } from 'viem'
 import { B20ActivationRegistry, B20Factory, B20PolicyRegistry, B20Token } from '../../../contracts/artifacts.js'
+import { type B20Forks, b20ForkAt, isActivationWrite, registryCode } from './b20-forks.js'
 
 /** EIP-3541's reserved first byte: no CREATE can leave it, so only the chain itself places it. */
 export const B20_MARKER = Uint8Array.of(0xef)
@@ -35,8 +36,6 @@ const REGISTRY_WRITES = new Set(
     e.type === 'function' && e.stateMutability === 'payable' ? [toFunctionSelector(e).slice(2)] : [],
   ),
 )
-/** activate(bytes32), deactivate(bytes32): base/base activation/abi.rs. */
-const ACTIVATION_WRITES = new Set(['59db6e85', '22eee84c'])
 /**
  * The ActivationRegistry refuses a write in a static context before anything else with
  * StaticCallNotAllowed() (base/base activation/storage.rs set_activated); Solidity cannot see the
@@ -64,6 +63,8 @@ interface Message {
 /** The slice of ethereumjs' EVM (10.1.3, private) the hook wraps. */
 interface EvmShape {
   _loadCode(message: Message): Promise<void>
+  /** The block the running call executes in (ethereumjs sets it in runCall). */
+  _block?: { header: { timestamp: bigint } }
   stateManager: { putCode(address: unknown, code: Uint8Array): Promise<void>; getCode(address: Address): Promise<Uint8Array> }
 }
 
@@ -71,7 +72,7 @@ const hexOf = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
 const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i])
 
 /** Wraps `vm`'s code loading as the header says; throws when ethereumjs' shape has moved. */
-export function installB20Code(vm: VM): void {
+export function installB20Code(vm: VM, forks: B20Forks): void {
   const evm = vm.evm as unknown as EvmShape
   if (typeof evm._loadCode !== 'function') throw new Error('ethereumjs EVM has no _loadCode: the B20 hook needs updating')
   const load = evm._loadCode.bind(evm)
@@ -87,12 +88,14 @@ export function installB20Code(vm: VM): void {
     if (code.length === 0 && address[0] !== 0xb2 && address[0] !== 0x84) return
     const key = hexOf(address)
     const selector = hexOf(message.data?.subarray(0, 4) ?? new Uint8Array())
+    // The registries run the logic of the block's upgrade (b20-forks.ts).
+    const fork = b20ForkAt(forks, evm._block?.header.timestamp)
     if (code.length === 1) {
-      if (key === ACTIVATION_REGISTRY && message.isStatic && ACTIVATION_WRITES.has(selector)) {
+      if (key === ACTIVATION_REGISTRY && message.isStatic && isActivationWrite(selector, fork)) {
         message.code = STATIC_REFUSAL
         return
       }
-      const implementation = SINGLETONS.get(key) ?? (isB20TokenAddress(address) ? TOKEN : undefined)
+      const implementation = registryCode(key, fork) ?? SINGLETONS.get(key) ?? (isB20TokenAddress(address) ? TOKEN : undefined)
       if (implementation) message.code = implementation
       return
     }
@@ -109,7 +112,7 @@ export function installB20Code(vm: VM): void {
     // A singleton without the marker on a Beryl chain (a fork of Base, whose factory holds no code
     // and whose PolicyRegistry has none before its first write): run it all the same; a registry
     // write sets the marker first, as Base's does, so EIP-161 cannot remove a storage-only account.
-    const implementation = SINGLETONS.get(key)
+    const implementation = registryCode(key, fork) ?? SINGLETONS.get(key)
     if (!implementation || key === ACTIVATION_REGISTRY) return
     const registry = await evm.stateManager.getCode(ACTIVATION_ADDRESS)
     if (registry.length !== 1 || registry[0] !== 0xef) return
