@@ -8,6 +8,7 @@ const SLOW = [
   'test/browser.test.ts',
   'test/browser-origin.test.ts',
   'test/explorer.test.ts',
+  'test/explorer-decode.test.ts',
   'test/ws-backlog.test.ts',
   'test/cli-send.test.ts',
   'test/cli-rpc-url.test.ts',

@@ -5,6 +5,7 @@
 // chalk comes in from start.ts, which loads it only when there is something to show.
 import type { ChalkInstance } from 'chalk'
 import type { StartedNode } from '../index.js'
+import { artifactsIn } from '../node/decode/artifacts.js'
 import { getProfile } from '../node/profile.js'
 import { accessLines } from './start-access.js'
 import type { RunningApp } from './start-app.js'
@@ -101,6 +102,14 @@ export function banner(chalk: ChalkInstance, started: StartedNode, flags: StartF
   }
   lines.push('', `RPC        ${value(started.rpcUrl)}`, `WebSocket  ${value(started.wsUrl)}`)
   if (options.explorer) lines.push(`Explorer   ${value(`${started.rpcUrl}/`)}`)
+  if (options.artifacts) {
+    // --artifacts: what the explorer names and decodes contracts with (read once, at start).
+    const set = artifactsIn(options.artifacts)
+    const skipped = set.skipped ? `, ${set.skipped} other JSON files skipped` : ''
+    const cut = set.truncated ? ', stopped at the read limits' : ''
+    const count = `${set.contracts.length} ${set.contracts.length === 1 ? 'contract' : 'contracts'} with runtime code`
+    lines.push(`Artifacts  ${options.artifacts} (${count}${skipped}${cut})`)
+  }
   if (facts.app) {
     // The example typed-data app: the page at /, /typed-data/prepare and /typed-data/verify.
     const { app } = facts

@@ -36,6 +36,7 @@ const AS_OPTIONS_UNSET = [
   'preconfDropNotify',
   'safeLag',
   'finalizedLag',
+  'artifacts',
 ] as const
 
 /** The flags: NodeOptions' own fields, those named otherwise on the command line, and the app's. */

@@ -185,6 +185,10 @@ export function registerStart(program: Command): void {
     )
     .option('--no-fork-cache', 'keep nothing read from the fork on disk')
     .option('--no-explorer', 'serve no explorer page at GET / on the node port')
+    .option(
+      '--artifacts <dir>',
+      "Foundry's out/ or Hardhat's artifacts/: the explorer names and decodes the contracts deployed from them",
+    )
     .option('--bundler-unsafe', "the built-in bundler skips ERC-7562's validation rules (alto's and rundler's unsafe mode)")
     .option('--no-remote-reset', "refuse anvil_reset onto a URL other than the fork's own (the node would fetch it)")
     // Pre-confirmation faults (src/node/faults, docs/faults.md): each one is logged as it happens.
