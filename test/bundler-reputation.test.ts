@@ -229,3 +229,17 @@ describe("the bundler's reputation and staking (ERC-7562, ERC-7769)", () => {
     expect((await node.rpc('debug_bundler_setReputation', [{ address: entity }, EP])).error.code).toBe(-32602)
   }, 60_000)
 })
+
+describe('reputation skipped (bundlerUnsafe, --bundler-unsafe)', () => {
+  const node = useTestNode({ bundlerUnsafe: true }, { timeoutMs: 30_000 })
+
+  it('takes a fifth op from an unstaked sender and counts nothing', async () => {
+    await node.rpc('debug_bundler_setBundlingMode', ['manual'])
+    const sender = await account(node)
+    for (let key = 0n; key < 5n; key++) {
+      expect((await node.rpc('eth_sendUserOperation', [await op(node, sender, key), EP])).result).toMatch(/^0x[0-9a-f]{64}$/)
+    }
+    expect((await node.rpc('debug_bundler_dumpMempool', [EP])).result).toHaveLength(5)
+    expect((await node.rpc('debug_bundler_dumpReputation', [EP])).result).toEqual([])
+  }, 60_000)
+})

@@ -58,7 +58,7 @@ export class Bundler {
   ) {
     this.signer = privateKeyToAccount(account.privateKey)
     this.paymaster = new DevPaymaster(parts)
-    this.reputation = new ReputationBook(parts, () => parts.now())
+    this.reputation = new ReputationBook(parts, () => parts.now(), !settings.unsafe)
   }
 
   get address(): Address {

@@ -49,6 +49,8 @@ export class ReputationBook {
   constructor(
     private readonly parts: BundlerParts,
     now: () => bigint,
+    /** false with --bundler-unsafe: no stake is read and no op refused or counted (alto's unsafe mode keeps no reputation). */
+    private readonly enforced: boolean,
     readonly minimums: StakeMinimums = DEVNET_STAKE_MINIMUMS,
   ) {
     // pcnode's development paymaster is the node's own: allow-listed, as the reference bundler's whitelist.
@@ -64,6 +66,7 @@ export class ReputationBook {
   /** Each entity's stake against the minimums; an allow-listed entity counts as staked. */
   async staked(entryPoint: EntryPoint, op: UserOp): Promise<StakedEntities> {
     const out: StakedEntities = {}
+    if (!this.enforced) return out
     await Promise.all(
       entitiesOf(op).map(async ({ role, address }) => {
         out[ROLE_KEY[role]] =
@@ -78,6 +81,7 @@ export class ReputationBook {
    * its EntryPoint already there). A replacement keeps its slot, so only a ban refuses it.
    */
   admit(entryPoint: EntryPoint, op: UserOp, staked: StakedEntities, waiting: OpRecord[], replacing: boolean): void {
+    if (!this.enforced) return
     const ep = entryPoint.address
     for (const { role, address } of entitiesOf(op)) {
       const status = this.table.status(ep, address)
@@ -115,6 +119,7 @@ export class ReputationBook {
    * reference bundler's and alto's rule). A replaced op's entities give back theirs (GREP-050).
    */
   accepted(hash: string, entryPoint: EntryPoint, op: UserOp, staked: StakedEntities, replacedHash?: string): void {
+    if (!this.enforced) return
     if (replacedHash) this.forget(replacedHash, { unsee: true })
     const seen = entitiesOf(op)
       .filter((e) => e.role !== 'account' || staked.account)

@@ -9,7 +9,6 @@ export const REPUTATION = {
   MIN_INCLUSION_RATE_DENOMINATOR: 10n,
   THROTTLING_SLACK: 10n,
   BAN_SLACK: 50n,
-  BAN_OPS_SEEN_PENALTY: 10_000n,
   SAME_SENDER_MEMPOOL_COUNT: 4,
   SAME_UNSTAKED_ENTITY_MEMPOOL_COUNT: 10n,
   MAX_OPS_ALLOWED_UNSTAKED_ENTITY: 10_000n,
@@ -116,13 +115,6 @@ export class ReputationTable {
 
   included(entryPoint: Address, address: Address): void {
     this.entry(entryPoint, address).opsIncluded++
-  }
-
-  /** GREP-040: an entity that failed bundle creation after passing the second validation is banned. */
-  penalize(entryPoint: Address, address: Address): void {
-    const e = this.entry(entryPoint, address)
-    e.opsSeen = REPUTATION.BAN_OPS_SEEN_PENALTY
-    e.opsIncluded = 0n
   }
 
   /**
