@@ -199,6 +199,19 @@ describe("the bundler's reputation and staking (ERC-7562, ERC-7769)", () => {
     expect(await reputationOf(node, entity)).toMatchObject({ opsSeen: '0xd2', opsIncluded: '0x15' })
   }, 60_000)
 
+  it('refuses one address as a sender in one waiting op and a paymaster in another (STO-040, -32502)', async () => {
+    const sender = await account(node)
+    const other = await account(node)
+    const pm = await paymaster(node)
+    expect((await node.rpc('eth_sendUserOperation', [await op(node, sender, 0n, pm), EP])).result).toMatch(/^0x/)
+    const asPaymaster = await node.rpc('eth_sendUserOperation', [await op(node, other, 0n, sender), EP])
+    expect(asPaymaster.error.code).toBe(-32502)
+    expect(asPaymaster.error.message).toContain(`paymaster ${sender} in this UserOperation is used as a sender entity`)
+    const asSender = await node.rpc('eth_sendUserOperation', [await op(node, pm, 0n), EP])
+    expect(asSender.error.code).toBe(-32502)
+    expect(asSender.error.message).toMatch(/is used as a different entity in another UserOperation currently in mempool/)
+  }, 60_000)
+
   it('refuses an account that names a signature aggregator with -32506', async () => {
     const sender = await account(node, AGGREGATOR)
     const { error } = await node.rpc('eth_sendUserOperation', [await op(node, sender, 0n), EP])

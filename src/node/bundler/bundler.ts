@@ -19,6 +19,7 @@ import { outcomeIn, type UserOpOutcome } from './receipt.js'
 import type { ReputationEntry, ReputationStatus } from './reputation.js'
 import { ReputationBook } from './reputation-book.js'
 import { type FailedOp, refusal } from './revert.js'
+import { checkRoles } from './roles.js'
 import { checkRules, type StakedEntities, violationError } from './rules.js'
 import { authorizationsOf, simulateBundle } from './simulate-bundle.js'
 import type { StakeInfo } from './stake.js'
@@ -114,6 +115,7 @@ export class Bundler {
       .filter((r) => r !== replaced)
     const staked = await this.reputation.staked(entryPoint, op)
     this.reputation.admit(entryPoint, op, staked, this.mempool.pending(entryPoint), replaced !== undefined)
+    if (!this.settings.unsafe && !replaced) checkRoles(op, this.mempool.pending(entryPoint))
     await this.validate(entryPoint, [...ahead.map((r) => r.op), op], staked)
     if (replaced) {
       this.mempool.delete(replaced.hash)
