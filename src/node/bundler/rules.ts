@@ -1,28 +1,20 @@
 // ERC-7562 checks of an op at eth_sendUserOperation (skipped with --bundler-unsafe, as alto's and
-// rundler's unsafe modes skip them): handleOps traced once with RULES_TRACER, which gives both the
-// EntryPoint's verdict (its FailedOp) and the first rule broken (refused with -32502 naming it).
-import { type Address, type Hex, hexToBytes } from 'viem'
+// rundler's unsafe modes skip them): handleOps traced once with the node's native erc7562Tracer, which
+// gives both the EntryPoint's verdict (its FailedOp) and what the validation did; the rules are then
+// checked over it (rules-check.ts) and the first one broken is refused with -32502 naming it.
+import { type Address, hexToBytes } from 'viem'
+import type { Erc7562Frame } from '../tracing/erc7562-tracer.js'
 import type { CallRequest } from '../types.js'
 import type { EntryPoint } from './entry-points.js'
 import { OpcodeViolationError } from './errors.js'
 import type { TraceCall } from './parts.js'
 import { decodeFailedOp, type FailedOp } from './revert.js'
-import { RULES_TRACER } from './rules-tracer.js'
+import { findViolation, type StakedEntities, type Violation } from './rules-check.js'
+import { Associations } from './rules-storage.js'
 import { authorizationsOf } from './simulate-bundle.js'
-import { handleOpsData, paymasterOf, type UserOp } from './user-op.js'
+import { factoryCall, handleOpsData, paymasterOf, type UserOp } from './user-op.js'
 
-/** Which of the op's entities meet the bundler's stake minimums (ERC-7562 grants staked entities exemptions). */
-export interface StakedEntities {
-  account?: boolean
-  paymaster?: boolean
-  factory?: boolean
-}
-
-export interface Violation {
-  entity: 'account' | 'paymaster' | 'factory'
-  rule: string
-  what: string
-}
+export type { StakedEntities, Violation } from './rules-check.js'
 
 /** handleOps traced: the op the EntryPoint refused (FailedOp), else the first rule broken, else nothing. */
 export async function checkRules(
@@ -30,7 +22,7 @@ export async function checkRules(
   entryPoint: EntryPoint,
   ops: UserOp[],
   bundler: Address,
-  _staked?: StakedEntities,
+  staked?: StakedEntities,
 ): Promise<{ failure?: FailedOp; violation?: Violation }> {
   const op = ops.at(-1)
   if (!op) return {}
@@ -41,21 +33,27 @@ export async function checkRules(
     data: hexToBytes(handleOpsData(entryPoint, ops, bundler)),
     ...(authorizationList.length > 0 ? { authorizationList } : {}),
   }
-  const config = {
-    entryPoint: entryPoint.address.toLowerCase(),
-    sender: op.sender.toLowerCase(),
-    paymaster: (paymasterOf(op) ?? '0x').toLowerCase(),
-    senderCreator: entryPoint.senderCreator.toLowerCase(),
-  }
-  const result = (await trace(req, RULES_TRACER, config)) as { violations?: Violation[]; output?: Hex; failed?: boolean }
-  if (result.failed) {
-    const failure = decodeFailedOp(entryPoint, result.output ?? '0x') ?? {
+  // withLog: the BeforeExecution event's position among the EntryPoint's calls ends the validation.
+  const top = (await trace(req, 'erc7562Tracer', { withLog: true })) as Erc7562Frame
+  if (top.error !== undefined) {
+    const failure = decodeFailedOp(entryPoint, (top.output ?? '0x') as `0x${string}`) ?? {
       index: -1,
-      reason: `handleOps reverted: ${result.output}`,
+      reason: `handleOps reverted: ${top.output ?? top.error}`,
     }
     return { failure }
   }
-  return { violation: result.violations?.[0] }
+  const factory = factoryCall(op)?.factory
+  const violation = findViolation(top, {
+    entryPoint: entryPoint.address.toLowerCase(),
+    senderCreator: entryPoint.senderCreator.toLowerCase(),
+    sender: op.sender.toLowerCase(),
+    factory: factory?.toLowerCase(),
+    paymaster: paymasterOf(op)?.toLowerCase(),
+    creating: factory !== undefined,
+    staked: staked ?? {},
+    associations: new Associations(top.keccak ?? []),
+  })
+  return { violation }
 }
 
 /** The -32502 refusal of a broken rule. */
