@@ -9,6 +9,7 @@ import type { DevAccount } from './accounts.js'
 import type { Admission } from './admission/admission.js'
 import { assemble } from './assemble.js'
 import { Bundler } from './bundler/bundler.js'
+import { userOpSection } from './bundler/op-persist.js'
 import { OpStages } from './bundler/op-stages.js'
 import type { Chain } from './chain/chain.js'
 import type { NodeContext } from './context.js'
@@ -141,6 +142,8 @@ export class DevNode {
       waiting: (hash) => this.waiting(hash),
       held: (hash) => this.bundler.lookup(hash) !== undefined,
     })
+    // The bundler's mempool is kept in the state file beside the pool (loaded by init()).
+    this.persistence.addSection(userOpSection(this.bundler, this.events, this.chainId, (hash) => this.getReceipt(hash)))
   }
 
   /** The header of the block the next transaction joins: the pending one, or the next to open. */

@@ -18,8 +18,18 @@ export type PersistenceParts = Pick<
   'options' | 'engine' | 'chain' | 'pool' | 'producer' | 'sequencer' | 'opStack' | 'clock' | 'fork' | 'events' | 'logError'
 >
 
+/** A part of the node beyond the chain kept under its own key of the state file (the bundler's mempool). */
+export interface StateSection {
+  key: string
+  /** Its entries as the file keeps them (JSON values); read inside the engine queue. */
+  capture(): unknown[]
+  /** Checks the file's entries (StateFormatError naming the entry) and returns what puts them in place. */
+  decode(entries: unknown[]): () => void
+}
+
 export class Persistence {
   private writer: StateFileWriter | undefined
+  private readonly sections: StateSection[] = []
 
   constructor(private readonly ctx: PersistenceParts) {}
 
@@ -38,6 +48,11 @@ export class Persistence {
     this.ctx.events.on('block', () => this.writer?.blockSealed())
   }
 
+  /** Keeps `section` in the state file from now on; added before init() so the file's copy is loaded. */
+  addSection(section: StateSection): void {
+    this.sections.push(section)
+  }
+
   /** After mining stopped: the last write of the state file. */
   async close(): Promise<void> {
     await this.writer?.close()
@@ -51,7 +66,11 @@ export class Persistence {
   /** The state file's content for the node as it stands. */
   async dumpState(): Promise<string> {
     const { engine, clock } = this.ctx
-    return renderState(await engine.queue.run(() => captureState(this.ctx, clock.offset)))
+    const capture = await engine.queue.run(async () => ({
+      ...(await captureState(this.ctx, clock.offset)),
+      sections: Object.fromEntries(this.sections.map((s) => [s.key, s.capture()])),
+    }))
+    return renderState(capture)
   }
 
   /** Writes the state file now (to `file`, or the configured one). */
@@ -81,11 +100,19 @@ export class Persistence {
    */
   async loadState(doc: unknown): Promise<void> {
     const { engine, chain, sequencer, producer } = this.ctx
-    const decoded = decodeState(typeof doc === 'string' ? parseStateText(doc) : doc, engine, this.ctx.fork?.point)
+    const parsed = typeof doc === 'string' ? parseStateText(doc) : doc
+    const decoded = decodeState(parsed, engine, this.ctx.fork?.point)
+    // A file without a section restores it empty, as a file without a pool empties the pool.
+    const restores = this.sections.map((s) => {
+      const entries = (parsed as Record<string, unknown>)[s.key] ?? []
+      if (!Array.isArray(entries)) throw new StateFormatError(`${s.key}: expected an array`)
+      return s.decode(entries)
+    })
     await engine.queue.run(async () => {
       const backup = await takeSnapshot(this.ctx)
       try {
         await this.apply(decoded)
+        for (const restore of restores) restore()
       } catch (error) {
         await restoreSnapshot(this.ctx, backup)
         throw error

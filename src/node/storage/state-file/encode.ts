@@ -31,6 +31,8 @@ export interface StateCapture {
   blocks: BlockRecord[]
   pool: PoolJson[]
   fork?: ForkJson
+  /** Other parts of the node's entries by key (persistence.ts StateSection), written after the pool. */
+  sections?: Record<string, unknown[]>
 }
 
 /** Inside the engine queue: the head's state, the history and the pool (with the open block's transactions). */
@@ -148,6 +150,14 @@ export function renderState(c: StateCapture): string {
   c.pool.forEach((entry, i) => {
     parts.push(`${i ? ',' : ''}\n${JSON.stringify(entry)}`)
   })
-  parts.push('\n]}\n')
+  parts.push('\n]')
+  for (const [key, entries] of Object.entries(c.sections ?? {})) {
+    parts.push(`,\n${JSON.stringify(key)}:[`)
+    entries.forEach((entry, i) => {
+      parts.push(`${i ? ',' : ''}\n${JSON.stringify(entry)}`)
+    })
+    parts.push('\n]')
+  }
+  parts.push('}\n')
   return parts.join('')
 }

@@ -90,6 +90,8 @@ export interface StateFileJson {
   accounts: Record<Hex, AccountJson>
   blocks: BlockJson[]
   pool: PoolJson[]
+  /** The built-in bundler's user operations not yet in a sealed block (bundler/op-persist.ts UserOpJson). */
+  userOps?: unknown[]
 }
 
 /** Path of the state file the options ask for: `stateFile`, else `<dataDir>/state.json`, else none. */
