@@ -157,6 +157,22 @@ describe("the bundler's reputation and staking (ERC-7562, ERC-7769)", () => {
     expect((await node.rpc('debug_bundler_dumpMempool', [EP])).result).toEqual([])
   }, 90_000)
 
+  it('bundles at most 4 ops naming a throttled entity; the rest wait for the next bundle (GREP-020)', async () => {
+    const sender = await account(node)
+    await stake(node, sender)
+    const pm = await paymaster(node)
+    for (let key = 0n; key < 6n; key++) {
+      expect((await node.rpc('eth_sendUserOperation', [await op(node, sender, key, pm), EP])).result).toMatch(/^0x/)
+    }
+    await node.rpc('debug_bundler_setReputation', [[{ address: pm, opsSeen: '0x78', opsIncluded: '0x1' }], EP])
+    const { result: first } = await node.rpc('debug_bundler_sendBundleNow')
+    expect(first).toMatch(/^0x[0-9a-f]{64}$/)
+    expect((await node.rpc('debug_bundler_dumpMempool', [EP])).result).toHaveLength(2)
+    await waitForReceipt(node, first)
+    expect((await node.rpc('debug_bundler_sendBundleNow')).result).toMatch(/^0x[0-9a-f]{64}$/)
+    expect((await node.rpc('debug_bundler_dumpMempool', [EP])).result).toEqual([])
+  }, 90_000)
+
   it('counts opsSeen when an op is accepted and opsIncluded when it lands (auto mode, viem waits for the receipt)', async () => {
     await node.rpc('debug_bundler_setBundlingMode', ['auto'])
     const sender = await account(node)

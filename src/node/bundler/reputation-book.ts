@@ -13,7 +13,7 @@ import type { BundlerParts } from './parts.js'
 import { REPUTATION, type ReputationStatus, ReputationTable } from './reputation.js'
 import type { StakedEntities } from './rules.js'
 import { DEVNET_STAKE_MINIMUMS, meetsMinimums, readStake, type StakeInfo, type StakeMinimums } from './stake.js'
-import { factoryCall, paymasterOf, type UserOp } from './user-op.js'
+import { factoryCall, nonceKey, paymasterOf, type UserOp } from './user-op.js'
 
 export type EntityRole = 'account' | 'factory' | 'paymaster'
 
@@ -171,13 +171,17 @@ export class ReputationBook {
 
   /**
    * The waiting ops a bundle takes: none naming a banned entity (GREP-010 removes them from the mempool),
-   * and at most THROTTLED_ENTITY_BUNDLE_COUNT naming each throttled one (GREP-020; the rest wait).
+   * and at most THROTTLED_ENTITY_BUNDLE_COUNT naming each throttled one (GREP-020; the rest wait, with the
+   * later nonces of their sender and key, which could not run before them).
    */
   forBundle(entryPoint: EntryPoint, waiting: OpRecord[]): { take: OpRecord[]; banned: OpRecord[] } {
     const take: OpRecord[] = []
     const banned: OpRecord[] = []
     const throttledCount = new Map<string, number>()
+    const held = new Set<string>()
     for (const r of waiting) {
+      const group = `${r.op.sender.toLowerCase()}:${nonceKey(r.op)}`
+      if (held.has(group)) continue
       const addresses = entitiesOf(r.op).map((e) => e.address.toLowerCase() as Address)
       const statuses = addresses.map((a) => this.table.status(entryPoint.address, a))
       if (statuses.includes('banned')) {
@@ -185,7 +189,10 @@ export class ReputationBook {
         continue
       }
       const throttled = addresses.filter((_, i) => statuses[i] === 'throttled')
-      if (throttled.some((a) => (throttledCount.get(a) ?? 0) >= REPUTATION.THROTTLED_ENTITY_BUNDLE_COUNT)) continue
+      if (throttled.some((a) => (throttledCount.get(a) ?? 0) >= REPUTATION.THROTTLED_ENTITY_BUNDLE_COUNT)) {
+        held.add(group)
+        continue
+      }
       for (const a of throttled) throttledCount.set(a, (throttledCount.get(a) ?? 0) + 1)
       take.push(r)
     }
