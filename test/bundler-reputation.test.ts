@@ -106,6 +106,9 @@ describe("the bundler's reputation and staking (ERC-7562, ERC-7769)", () => {
     expect(error.message).toContain(`account ${sender} is unstaked`)
     expect(error.data).toEqual({ account: sender, minimumStake: ONE_ETH_HEX, minimumUnstakeDelay: '0x0' })
     expect((await node.rpc('debug_bundler_dumpMempool', [EP])).result).toHaveLength(4)
+    // The limit is on what waits: once the mempool is cleared the fifth is taken.
+    expect((await node.rpc('debug_bundler_clearMempool')).result).toBe('ok')
+    expect((await node.rpc('eth_sendUserOperation', [await op(node, sender, 4n), EP])).result).toMatch(/^0x[0-9a-f]{64}$/)
   }, 60_000)
 
   it('holds an unstaked paymaster to 10 ops (UREP-020) until it stakes; a staked sender has no limit', async () => {

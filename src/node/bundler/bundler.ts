@@ -282,6 +282,7 @@ export class Bundler {
   /** debug_bundler_clearMempool (rundler's, the spec tests'): the ops forgotten, the reputation kept. */
   clearMempool(): void {
     this.mempool.clear()
+    this.reputation.forgetOps()
   }
 
   /** debug_bundler_dumpReputation: the entities of `entryPoint`, with the inclusions seen so far. */

@@ -199,7 +199,12 @@ export class ReputationBook {
     return { take, banned }
   }
 
-  /** debug_bundler_clearState and clearReputation. */
+  /** debug_bundler_clearMempool: the ops are gone, their entities' counters stay as they are. */
+  forgetOps(): void {
+    this.counted.clear()
+  }
+
+  /** debug_bundler_clearState. */
   clear(): void {
     this.table.clear()
     this.counted.clear()
