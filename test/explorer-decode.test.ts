@@ -109,6 +109,11 @@ describe.skipIf(skipReason !== undefined)(`decoding on the explorer page${skipRe
     )
     expect(await sourceOf('[data-field="Input"]')).toBe('known')
     expect(await page.textContent('[data-field="Contract"]')).toBe('EntryPoint_v080')
+    // The call tree names each frame's function: the bundle, the account's validation and its execution.
+    const frames = await page.$$eval('#call-tree .fn', (nodes) => nodes.map((n) => n.textContent))
+    expect(frames[0]).toBe(' · EntryPoint_v080.handleOps')
+    expect(frames).toContain(' · validateUserOp')
+    expect(frames).toContain(' · execute')
     const logs = await page.$$eval('#view .log .decoded', (nodes) => nodes.map((n) => n.textContent))
     expect(logs).toContainEqual(
       expect.stringMatching(new RegExp(`^UserOperationEvent\\(userOpHash: ${op}, sender: ${owner.address}, `, 'i')),

@@ -30,7 +30,9 @@ async function showBlock(id) {
 function callTree(frame) {
   var head = frame.type + ' ' + short(frame.from) + ' → ' + (frame.to ? short(frame.to) : '?');
   var value = frame.value && BigInt(frame.value) > 0n ? ' · ' + eth(frame.value) : '';
+  var d = frame.decoded;
   var li = el('li', null, [el('span', { 'class': 'mono' }, [head]), value, ' · gas ' + dec(frame.gasUsed),
+    d ? el('span', { 'class': 'fn', 'data-source': d.source, title: decodedText(d, d.function) }, [' · ' + (d.contract ? d.contract + '.' : '') + d.function]) : null,
     frame.error ? el('span', { 'class': 'bad' }, [' · ' + frame.error + (frame.revertReason ? ': ' + frame.revertReason : '')]) : null]);
   if (frame.calls && frame.calls.length) {
     var sub = el('ul', { 'class': 'tree' });
@@ -65,10 +67,19 @@ function argText(a) {
   if (a.type === 'bytes' && v.length > 130) return v.slice(0, 130) + '… (' + (v.length - 2) / 2 + ' bytes)';
   return v;
 }
+function decodedText(d, name) { return name + '(' + d.args.map(function (a) { return a.name + ': ' + argText(a); }).join(', ') + ')'; }
 /** name(arg: value, …), with where its ABI came from (artifact, known, signature) and its signature. */
 function decodedNode(d, name, cls) {
-  var text = name + '(' + d.args.map(function (a) { return a.name + ': ' + argText(a); }).join(', ') + ')';
-  return el(cls ? 'div' : 'span', { 'class': cls, 'data-source': d.source, title: d.signature }, [text]);
+  return el(cls ? 'div' : 'span', { 'class': cls, 'data-source': d.source, title: d.signature }, [decodedText(d, name)]);
+}
+/** Each call frame's function (the first 200 frames, breadth first), as frame.decoded. */
+var MAX_FRAMES = 200;
+async function decodeFrames(root) {
+  var frames = [], queue = [root];
+  while (queue.length && frames.length < MAX_FRAMES) { var f = queue.shift(); frames.push(f); (f.calls || []).forEach(function (c) { queue.push(c); }); }
+  await Promise.all(frames.map(async function (f) {
+    if (f.to && f.input && f.input.length >= 10 && f.type.indexOf('CREATE') < 0) f.decoded = await maybe('pcnode_decodeCall', [{ to: f.to, input: f.input }]);
+  }));
 }
 function contractName(who) { return who ? who.name + (who.file ? ' (' + who.file + ')' : '') : undefined; }
 
@@ -160,6 +171,7 @@ async function showTx(hash) {
     nodes.push(el('h3', null, ['console.log']));
     nodes.push(el('pre', { 'class': 'mono', id: 'console-log' }, [printed.join('\\n')]));
   }
+  if (trace) await decodeFrames(trace);
   if (trace) { nodes.push(el('h3', null, ['Call tree'])); nodes.push(el('ul', { 'class': 'tree', id: 'call-tree' }, [callTree(trace)])); }
   var diff = receipt ? await maybe('debug_traceTransaction', [hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]) : undefined;
   if (diff) { nodes.push(el('h3', null, ['State changes'])); nodes.push(stateDiff(diff)); }

@@ -110,6 +110,8 @@ const COMMON = parseAbi([
   'function executeWithoutChainIdValidation(bytes[] calls)',
   'function createAccount(bytes[] owners, uint256 nonce) returns (address account)',
   'function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)',
+  'function validateUserOp((address sender, uint256 nonce, bytes initCode, bytes callData, bytes32 accountGasLimits, uint256 preVerificationGas, bytes32 gasFees, bytes paymasterAndData, bytes signature) userOp, bytes32 userOpHash, uint256 missingAccountFunds) returns (uint256 validationData)',
+  'function validateUserOp((address sender, uint256 nonce, bytes initCode, bytes callData, uint256 callGasLimit, uint256 verificationGasLimit, uint256 preVerificationGas, uint256 maxFeePerGas, uint256 maxPriorityFeePerGas, bytes paymasterAndData, bytes signature) userOp, bytes32 userOpHash, uint256 missingAccountFunds) returns (uint256 validationData)',
 ])
 
 /** The fallback's ABIs, the standards first: the first to name a selector gives its argument names. */
