@@ -75,8 +75,8 @@ const VOCABULARY = ['types', 'errors', 'bytes', 'header-fields', 'fees', 'accoun
 const LAYERS: readonly (string | readonly string[])[] = [
   'src/shared/',
   'src/contracts/',
-  // The explorer page is a string: under the node, so it can import nothing of it (it embeds the
-  // contracts' ABIs to decode calls and logs).
+  // The explorer page is a string: under the node, so it can import nothing of it (the node decodes
+  // calls and logs for it: src/node/decode/).
   'src/explorer/',
   'src/chain.ts',
   VOCABULARY,
