@@ -4,7 +4,7 @@
 // UREP-010/020 unstaked past its share: -32504 and -32505 with ERC-7769's data), opsSeen when an op is
 // accepted, opsIncluded when its UserOperationEvent is seen, the blame when an op fails its second
 // validation at bundling (EREP-015/016/020/030), and which waiting ops a bundle may take.
-import { type Address, isAddressEqual, toHex } from 'viem'
+import { type Address, formatEther, isAddressEqual, toHex } from 'viem'
 import { DEV_PAYMASTERS } from '../../contracts/paymaster.js'
 import type { EntryPoint } from './entry-points.js'
 import { ReputationRefusedError, StakeTooLowError } from './errors.js'
@@ -102,7 +102,7 @@ export class ReputationBook {
       if (full) {
         const { minStake, minUnstakeDelay } = this.minimums
         throw new StakeTooLowError(
-          `${role} ${address} is unstaked and has ${count} user operations in the mempool, the most ERC-7562 allows an unstaked ${role} (${role === 'account' ? 'UREP-010' : 'UREP-020'}); a stake of ${minStake} wei locked for at least ${minUnstakeDelay} s lifts the limit`,
+          `${role} ${address} is unstaked and has ${count} user operations in the mempool, the most ERC-7562 allows an unstaked ${role} (${role === 'account' ? 'UREP-010' : 'UREP-020'}); a locked stake of ${formatEther(minStake)} ETH${minUnstakeDelay > 0n ? ` with an unstake delay of at least ${minUnstakeDelay} s` : ''} lifts the limit`,
           { [role]: address, minimumStake: toHex(minStake), minimumUnstakeDelay: toHex(minUnstakeDelay) },
         )
       }
