@@ -17,9 +17,9 @@ contract B20Token is B20TokenBase {
         external
         payable
     {
+        // The node routes this selector here only on the call that gives the token its marker.
+        if (msg.sender != B20_FACTORY) revertUnknownSelector();
         Core storage c = _core();
-        if (msg.sender != B20_FACTORY || c.adminCountAndInitialized & INITIALIZED != 0) revertUnknownSelector();
-        c.adminCountAndInitialized |= INITIALIZED;
         c.name = name_;
         c.symbol = symbol_;
         c.supplyCap = MAX_SUPPLY_CAP;
@@ -28,7 +28,8 @@ contract B20Token is B20TokenBase {
         } else {
             AssetExt storage a = _asset();
             a.decimals = decimals_;
-            a.multiplier = 1e18;
+            // Beryl's factory writes a zero multiplier, which reads as WAD (b20_factory logic/v1.rs).
+            a.multiplier = 0;
         }
     }
 
@@ -136,15 +137,17 @@ contract B20Token is B20TokenBase {
         return _core().roleAdmins[role];
     }
 
-    function grantRole(bytes32 role, address account) external payable nonPayable onlyRole(getRoleAdmin(role)) {
+    function grantRole(bytes32 role, address account) external payable nonPayable {
+        _checkRoleAdmin(role);
         Core storage c = _core();
         if (c.roles[role][account]) return;
-        c.roles[role][account] = true;
+        _setRole(role, account, true);
         if (role == DEFAULT_ADMIN_ROLE) c.adminCountAndInitialized += 1;
         emit RoleGranted(role, account, msg.sender);
     }
 
-    function revokeRole(bytes32 role, address account) external payable nonPayable onlyRole(getRoleAdmin(role)) {
+    function revokeRole(bytes32 role, address account) external payable nonPayable {
+        _checkRoleAdmin(role);
         _revoke(role, account);
     }
 
@@ -157,19 +160,15 @@ contract B20Token is B20TokenBase {
     function renounceLastAdmin() external payable nonPayable onlyRole(DEFAULT_ADMIN_ROLE) {
         Core storage c = _core();
         if (c.adminCountAndInitialized & ADMIN_COUNT_MASK != 1) revert NotSoleAdmin();
-        c.roles[DEFAULT_ADMIN_ROLE][msg.sender] = false;
+        _setRole(DEFAULT_ADMIN_ROLE, msg.sender, false);
         c.adminCountAndInitialized -= 1;
         emit RoleRevoked(DEFAULT_ADMIN_ROLE, msg.sender, msg.sender);
         emit LastAdminRenounced(msg.sender);
     }
 
     /// AccessControl's rule: the role's current admin role sets its next one.
-    function setRoleAdmin(bytes32 role, bytes32 newAdminRole)
-        external
-        payable
-        nonPayable
-        onlyRole(getRoleAdmin(role))
-    {
+    function setRoleAdmin(bytes32 role, bytes32 newAdminRole) external payable nonPayable {
+        _checkRoleAdmin(role);
         Core storage c = _core();
         bytes32 previous = c.roleAdmins[role];
         c.roleAdmins[role] = newAdminRole;

@@ -76,7 +76,6 @@ abstract contract B20TokenBase {
         keccak256('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)');
     uint256 internal constant MAX_SUPPLY_CAP = type(uint128).max;
     uint256 internal constant ADMIN_COUNT_MASK = (1 << 248) - 1;
-    uint256 internal constant INITIALIZED = 1 << 248;
 
     struct Core {
         string name;
@@ -153,6 +152,23 @@ abstract contract B20TokenBase {
         if (!_core().roles[role][msg.sender]) revert AccessControlUnauthorizedAccount(msg.sender, role);
     }
 
+    /// A role flag written whole: Base stores a bool as its own word with no read first (Solidity's
+    /// assignment would read the slot to keep the word's other bytes).
+    function _setRole(bytes32 role, address account, bool enabled) internal {
+        mapping(address => bool) storage members = _core().roles[role];
+        assembly {
+            mstore(0x00, account)
+            mstore(0x20, members.slot)
+            sstore(keccak256(0x00, 0x40), enabled)
+        }
+    }
+
+    /// The role's admin role: the factory's calls pass without reading it, as Base's privileged path.
+    function _checkRoleAdmin(bytes32 role) internal view {
+        if (msg.sender == B20_FACTORY) return;
+        _checkRole(_core().roleAdmins[role]);
+    }
+
     function _revoke(bytes32 role, address account) internal {
         Core storage c = _core();
         if (!c.roles[role][account]) return;
@@ -160,7 +176,7 @@ abstract contract B20TokenBase {
             if (c.adminCountAndInitialized & ADMIN_COUNT_MASK == 1) revert LastAdminCannotRenounce();
             c.adminCountAndInitialized -= 1;
         }
-        c.roles[role][account] = false;
+        _setRole(role, account, false);
         emit RoleRevoked(role, account, msg.sender);
     }
 
@@ -228,9 +244,12 @@ abstract contract B20TokenBase {
         Core storage c = _core();
         uint256 balance = c.balances[from];
         if (balance < amount) revert InsufficientBalance(from, balance, amount);
+        // Both balances read before either is written, as Base's transfer_inner (a static call's
+        // write fails after the same reads).
         if (from != to) {
+            uint256 toBalance = c.balances[to];
             c.balances[from] = balance - amount;
-            c.balances[to] += amount;
+            c.balances[to] = toBalance + amount;
         }
         emit Transfer(from, to, amount);
     }

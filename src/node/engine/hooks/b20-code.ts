@@ -12,7 +12,9 @@ import { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { toFunctionSelector } from 'viem'
 import { B20ActivationRegistry, B20Factory, B20PolicyRegistry, B20Token } from '../../../contracts/artifacts.js'
-import { type B20Forks, b20ForkAt, isActivationWrite, registryCode } from './b20-forks.js'
+import { revertCode } from './b20-entry.js'
+import { type B20Forks, b20ForkAt, isActivationWrite, REGISTRY_CODES, registryCode } from './b20-forks.js'
+import { type B20Kind, type FrameMessage, installB20Gas } from './b20-gas.js'
 
 /** EIP-3541's reserved first byte: no CREATE can leave it, so only the chain itself places it. */
 export const B20_MARKER = Uint8Array.of(0xef)
@@ -43,6 +45,25 @@ const REGISTRY_WRITES = new Set(
  */
 const STATIC_REFUSAL = hex('0x63beaba5b76000526004601cfd')
 
+/** Which code is pcnode's implementation of what (b20-gas.ts meters the frames that run it). */
+const KINDS = new WeakMap<Uint8Array, B20Kind>([
+  [TOKEN, 'token'],
+  [SINGLETONS.get(FACTORY) as Uint8Array, 'factory'],
+  [SINGLETONS.get(ACTIVATION_REGISTRY) as Uint8Array, 'registry'],
+  [SINGLETONS.get('8453000000000000000000000000000000000002') as Uint8Array, 'registry'],
+  [STATIC_REFUSAL, 'registry'],
+  ...REGISTRY_CODES.map((code): [Uint8Array, B20Kind] => [code, 'registry']),
+])
+const kindOf = (code: unknown) => (code instanceof Uint8Array ? KINDS.get(code) : undefined)
+
+/** The token's creation entry point, which only the call that writes its marker may reach. */
+const INITIALIZE = toFunctionSelector(
+  B20Token.abi.find((e) => e.type === 'function' && e.name === 'b20Initialize') as never,
+).slice(2)
+/** Base's set_code for a token (precompile-storage evm.rs): G_codedeposit × 1 byte, and for a new account G_create + its keccak (30 + 6). */
+const DEPOSIT_GAS = 200n
+const NEW_ACCOUNT_GAS = 32_000n + 36n
+
 /** 0xB2, nine zero bytes, a known variant (ASSET 0, STABLECOIN 1): base/base b20_factory variant.rs. */
 export function isB20TokenAddress(address: Uint8Array): boolean {
   if (address[0] !== 0xb2 || address[10] > 1) return false
@@ -50,7 +71,7 @@ export function isB20TokenAddress(address: Uint8Array): boolean {
   return true
 }
 
-interface Message {
+interface Message extends FrameMessage {
   code?: Uint8Array | ((...args: never[]) => unknown)
   isCompiled?: boolean
   codeAddress: { bytes: Uint8Array }
@@ -60,12 +81,19 @@ interface Message {
   isStatic?: boolean
   data?: Uint8Array
 }
+interface AccountShape {
+  isEmpty(): boolean
+}
 /** The slice of ethereumjs' EVM (10.1.3, private) the hook wraps. */
 interface EvmShape {
   _loadCode(message: Message): Promise<void>
   /** The block the running call executes in (ethereumjs sets it in runCall). */
   _block?: { header: { timestamp: bigint } }
-  stateManager: { putCode(address: unknown, code: Uint8Array): Promise<void>; getCode(address: Address): Promise<Uint8Array> }
+  stateManager: {
+    putCode(address: unknown, code: Uint8Array): Promise<void>
+    getCode(address: Address): Promise<Uint8Array>
+    getAccount(address: unknown): Promise<AccountShape | undefined>
+  }
 }
 
 const hexOf = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex')
@@ -75,6 +103,7 @@ const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every(
 export function installB20Code(vm: VM, forks: B20Forks): void {
   const evm = vm.evm as unknown as EvmShape
   if (typeof evm._loadCode !== 'function') throw new Error('ethereumjs EVM has no _loadCode: the B20 hook needs updating')
+  installB20Gas(vm, kindOf)
   const load = evm._loadCode.bind(evm)
   evm._loadCode = async (message: Message) => {
     const preset = message.code !== undefined
@@ -84,8 +113,8 @@ export function installB20Code(vm: VM, forks: B20Forks): void {
     // Ordinary code returns here, before any work: the hook sits on every call's path.
     if (code.length > 1 || (code.length === 1 && code[0] !== 0xef)) return
     const address = message.codeAddress.bytes
-    // No code: only a token (0xB2…) or a singleton (0xB20f…, 0x8453…) address is of interest.
-    if (code.length === 0 && address[0] !== 0xb2 && address[0] !== 0x84) return
+    // No code: only a token (0xB2…), a singleton (0xB20f…, 0x8453…) or an EIP-8130 precompile (0x8130…) is of interest.
+    if (code.length === 0 && address[0] !== 0xb2 && address[0] !== 0x84 && address[0] !== 0x81) return
     const key = hexOf(address)
     const selector = hexOf(message.data?.subarray(0, 4) ?? new Uint8Array())
     // The registries run the logic of the block's upgrade (b20-forks.ts).
@@ -96,6 +125,13 @@ export function installB20Code(vm: VM, forks: B20Forks): void {
         return
       }
       const implementation = registryCode(key, fork) ?? SINGLETONS.get(key) ?? (isB20TokenAddress(address) ? TOKEN : undefined)
+      // A created token's creation entry point is an unknown selector, as on Base.
+      if (implementation === TOKEN && selector === INITIALIZE) {
+        const refusal = revertCode(message.data?.subarray(0, 4) ?? new Uint8Array(0))
+        KINDS.set(refusal, 'token')
+        message.code = refusal
+        return
+      }
       if (implementation) message.code = implementation
       return
     }
@@ -105,6 +141,8 @@ export function installB20Code(vm: VM, forks: B20Forks): void {
     if (isB20TokenAddress(address)) {
       const fromFactory = hexOf(message.caller.bytes) === FACTORY && message.to !== undefined && same(message.to.bytes, address)
       if (!fromFactory || message.isStatic) return
+      const account = await evm.stateManager.getAccount(message.codeAddress)
+      message.b20SetCodeGas = DEPOSIT_GAS + (account === undefined || account.isEmpty() ? NEW_ACCOUNT_GAS : 0n)
       await evm.stateManager.putCode(message.codeAddress, B20_MARKER)
       message.code = TOKEN
       return
