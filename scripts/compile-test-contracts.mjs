@@ -25,6 +25,7 @@ const UNITS = [
     'reputation.ts',
     [
       ['ReputationAccount', 'reputationAccount'],
+      ['ReputationFactory', 'reputationFactory'],
       ['ReputationPaymaster', 'reputationPaymaster'],
     ],
   ],

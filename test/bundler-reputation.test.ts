@@ -10,6 +10,8 @@ import { DEV_PAYMASTERS } from '../src/contracts/paymaster.js'
 import {
   reputationAccountAbi,
   reputationAccountBytecode,
+  reputationFactoryAbi,
+  reputationFactoryBytecode,
   reputationPaymasterAbi,
   reputationPaymasterBytecode,
 } from './fixtures/reputation.js'
@@ -133,6 +135,30 @@ describe("the bundler's reputation and staking (ERC-7562, ERC-7769)", () => {
     await stake(node, pm)
     expect((await node.rpc('eth_sendUserOperation', [eleventh, EP])).result).toMatch(/^0x/)
     expect((await node.rpc('debug_bundler_dumpMempool', [EP])).result).toHaveLength(11)
+  }, 90_000)
+
+  it('holds an unstaked factory to 10 ops (UREP-020), each deploying its own sender', async () => {
+    const factory = await deploy(node, reputationFactoryAbi, reputationFactoryBytecode)
+    const pm = await paymaster(node)
+    await stake(node, pm)
+    const deploying = async (salt: bigint) => {
+      const sender = await node.publicClient.readContract({
+        address: factory,
+        abi: reputationFactoryAbi,
+        functionName: 'accountAt',
+        args: [salt],
+      })
+      const factoryData = encodeFunctionData({ abi: reputationFactoryAbi, functionName: 'create', args: [salt] })
+      return { ...(await op(node, sender, 0n, pm)), factory, factoryData, verificationGasLimit: '0x100000' }
+    }
+    for (let salt = 1n; salt <= 10n; salt++) {
+      expect((await node.rpc('eth_sendUserOperation', [await deploying(salt), EP])).result).toMatch(/^0x/)
+    }
+    const { error } = await node.rpc('eth_sendUserOperation', [await deploying(11n), EP])
+    expect(error.code).toBe(-32505)
+    expect(error.message).toContain(`factory ${factory} is unstaked`)
+    expect(error.data).toEqual({ factory, minimumStake: ONE_ETH_HEX, minimumUnstakeDelay: '0x0' })
+    expect((await reputationOf(node, factory)).opsSeen).toBe('0xa')
   }, 90_000)
 
   it("limits a throttled paymaster to 4 ops and refuses a banned one (-32504); a bundle drops a banned entity's ops", async () => {
