@@ -12,6 +12,7 @@ import { Account, Address, MapDB } from '@ethereumjs/util'
 import { emptyHeader } from '../header-fields.js'
 import type { HeaderFields } from '../types.js'
 import type { BlockEnv } from './header.js'
+import { checkB20Gas } from './hooks/b20-gas.js'
 import { OP, opcodeMap } from './hooks/opcode-wrappers.js'
 import { precompileMap } from './hooks/precompiles.js'
 import type { StepInfo } from './hooks/trace.js'
@@ -130,6 +131,9 @@ export async function selfCheck(engine: CheckedEngine): Promise<void> {
       `EVM._opcodeMap[0x${op.toString(16)}].opHandler`,
     )
   }
+
+  // hooks/b20-gas.ts: B20 frames metered as Base's native code through _opcodeMap and runInterpreter.
+  check(await checkB20Gas(vm), 'hooks/b20-gas.ts', 'a metered frame (per-frame _opcodeMap, runInterpreter) to charge as Base')
 
   // hooks/call-sender.ts: a call from an account with code runs (the EIP-3607 check skipped) and
   // sees the sender's real code; hooks/opcode-wrappers.ts logWrappers: a LOG0 reaches a trace's log

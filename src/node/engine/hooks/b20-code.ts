@@ -14,7 +14,7 @@ import { toFunctionSelector } from 'viem'
 import { B20ActivationRegistry, B20Factory, B20PolicyRegistry, B20Token } from '../../../contracts/artifacts.js'
 import { revertCode } from './b20-entry.js'
 import { type B20Forks, b20ForkAt, isActivationWrite, REGISTRY_CODES, registryCode } from './b20-forks.js'
-import { type B20Kind, type FrameMessage, installB20Gas } from './b20-gas.js'
+import { B20_GAS_PROBE, type B20Kind, type FrameMessage, installB20Gas } from './b20-gas.js'
 
 /** EIP-3541's reserved first byte: no CREATE can leave it, so only the chain itself places it. */
 export const B20_MARKER = Uint8Array.of(0xef)
@@ -52,6 +52,7 @@ const KINDS = new WeakMap<Uint8Array, B20Kind>([
   [SINGLETONS.get(ACTIVATION_REGISTRY) as Uint8Array, 'registry'],
   [SINGLETONS.get('8453000000000000000000000000000000000002') as Uint8Array, 'registry'],
   [STATIC_REFUSAL, 'registry'],
+  [B20_GAS_PROBE, 'registry'],
   ...REGISTRY_CODES.map((code): [Uint8Array, B20Kind] => [code, 'registry']),
 ])
 const kindOf = (code: unknown) => (code instanceof Uint8Array ? KINDS.get(code) : undefined)

@@ -47,6 +47,7 @@ interface FrameResult {
 }
 interface EvmShape {
   _opcodeMap: OpEntry[]
+  runCode(opts: { code: Uint8Array; gasLimit: bigint }): Promise<{ executionGasUsed: bigint }>
   runInterpreter(message: FrameMessage, opts?: unknown): Promise<FrameResult>
   runPrecompile(
     code: unknown,
@@ -142,6 +143,31 @@ function metered(entry: OpEntry): OpEntry {
       await original(rs, 0n, common)
       return 0n
     },
+  }
+}
+
+/**
+ * Code that b20-code.ts counts as a registry's, run by the start-up check: PUSH1 1 PUSH0 MSTORE
+ * (memory), PUSH1 32 PUSH0 LOG0 (a 32-byte log), PUSH0 SLOAD POP (a cold slot), STOP.
+ */
+export const B20_GAS_PROBE = Uint8Array.of(0x60, 0x01, 0x5f, 0x52, 0x60, 0x20, 0x5f, 0xa0, 0x5f, 0x54, 0x50, 0x00)
+/** What Base would charge for the probe: the log (375 + 8 × 32) and the cold read, nothing else. */
+const PROBE_GAS = LOG_GAS + LOG_DATA_GAS * 32n + 2_100n
+
+/**
+ * Start-up check (selfcheck.ts): ethereumjs still reads the opcode table per frame from
+ * `_opcodeMap`, still runs frames through runInterpreter, and the metered probe costs what Base
+ * would charge. Run inside a checkpoint, reverted.
+ */
+export async function checkB20Gas(vm: VM): Promise<boolean> {
+  const evm = vm.evm as unknown as EvmShape
+  await vm.stateManager.checkpoint()
+  try {
+    const result = await evm.runCode({ code: B20_GAS_PROBE, gasLimit: 100_000n })
+    return result.executionGasUsed === PROBE_GAS
+  } finally {
+    await vm.stateManager.revert()
+    await vm.evm.journal.cleanup()
   }
 }
 
