@@ -19,6 +19,7 @@ const OPCODES: Record<string, number> = {
   TIMESTAMP: 0x42,
   POP: 0x50,
   MSTORE: 0x52,
+  MSTORE8: 0x53,
   SLOAD: 0x54,
   SSTORE: 0x55,
   JUMP: 0x56,
@@ -76,7 +77,8 @@ const A_SOURCE = `
   PUSH2 0xdead EXTCODEHASH POP
   TIMESTAMP POP
   GAS POP
-  PUSH1 0x00 DUP1 DUP1 DUP1 DUP1 PUSH1 0xb2 GAS CALL POP
+  PUSH1 0xff PUSH1 0x00 MSTORE8
+  PUSH1 0x00 DUP1 PUSH1 0x01 PUSH1 0x00 DUP1 PUSH1 0xb2 GAS CALL POP
   PUSH1 0x00 DUP1 DUP1 DUP1 DUP1 PUSH1 0xd4 PUSH2 0x2710 CALL POP
   PUSH1 0x00 DUP1 DUP1 DUP1 PUSH1 0xc3 PUSH2 0xffff STATICCALL POP
   PUSH1 0x2a PUSH1 0x00 MSTORE
@@ -196,6 +198,7 @@ describe('erc7562Tracer', () => {
       '0x3f': 1,
       '0x42': 1,
       '0x52': 1,
+      '0x53': 1,
       '0x54': 2,
       '0x55': 2,
       '0x5a': 1,
@@ -212,7 +215,8 @@ describe('erc7562Tracer', () => {
     expect(result.logs).toEqual([{ address: A, topics: [], data: '0x', index: '0x0', position: '0x3' }])
 
     const [b, l, c] = result.calls
-    expect(b).toMatchObject({ from: A, to: B, type: 'CALL', value: '0x0', outOfGas: false })
+    // Its input as it was at the CALL (A's memory is overwritten after).
+    expect(b).toMatchObject({ from: A, to: B, input: '0xff', type: 'CALL', value: '0x0', outOfGas: false })
     expect(b.accessedSlots.reads).toEqual({ [slot(0)]: [slot(0)] })
     expect(b.usedOpcodes).toEqual({ '0x0': 1, '0x54': 1 })
     expect(b.keccak).toBeUndefined()

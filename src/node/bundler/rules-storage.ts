@@ -2,37 +2,9 @@
 // storage), STO-021/STO-022 (storage associated with the sender in a non-entity contract: once the
 // account exists, or while it is created by a staked factory), STO-031..033 (a staked paymaster's or
 // factory's own storage, storage associated with it, read-only storage of non-entity contracts), and
-// OP-070 (transient slots under the same rules). "Associated with A": the slot is A, or lies 0..128 past
-// keccak256(A ‖ x), a preimage the transaction hashed.
-import { keccak256 } from 'viem'
+// OP-070 (transient slots under the same rules).
 import type { Erc7562Frame } from '../tracing/erc7562-tracer.js'
-import type { Entity, RuleContext, Violation } from './rules-check.js'
-
-/** Preimages' hashes by the address their first word holds (the mapping bases keyed by it). */
-export class Associations {
-  private readonly bases = new Map<string, bigint[]>()
-
-  constructor(private readonly preimages: readonly string[]) {}
-
-  /** Whether `slot` (a 32-byte hex word) is associated with `address` (lowercase hex). */
-  has(slot: string, address: string): boolean {
-    const word = `0x${address.slice(2).padStart(64, '0')}`
-    if (slot === word) return true
-    const n = BigInt(slot)
-    return this.basesOf(word).some((base) => n >= base && n - base <= 128n)
-  }
-
-  private basesOf(word: string): bigint[] {
-    let bases = this.bases.get(word)
-    if (!bases) {
-      bases = this.preimages
-        .filter((p) => p.length >= 66 && p.slice(0, 66) === word)
-        .map((p) => BigInt(keccak256(p as `0x${string}`)))
-      this.bases.set(word, bases)
-    }
-    return bases
-  }
-}
+import type { Entity, RuleContext, Violation } from './rules-types.js'
 
 interface Access {
   slot: string

@@ -9,12 +9,13 @@ import type { EntryPoint } from './entry-points.js'
 import { OpcodeViolationError } from './errors.js'
 import type { TraceCall } from './parts.js'
 import { decodeFailedOp, type FailedOp } from './revert.js'
-import { findViolation, type StakedEntities, type Violation } from './rules-check.js'
-import { Associations } from './rules-storage.js'
+import { Associations } from './rules-associations.js'
+import { findViolation } from './rules-check.js'
+import type { StakedEntities, Violation } from './rules-types.js'
 import { authorizationsOf } from './simulate-bundle.js'
 import { factoryCall, handleOpsData, paymasterOf, type UserOp } from './user-op.js'
 
-export type { StakedEntities, Violation } from './rules-check.js'
+export type { StakedEntities, Violation } from './rules-types.js'
 
 /** handleOps traced: the op the EntryPoint refused (FailedOp), else the first rule broken, else nothing. */
 export async function checkRules(

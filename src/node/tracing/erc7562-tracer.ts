@@ -65,10 +65,13 @@ export interface Erc7562Frame {
 interface Open {
   frame: TraceFrame
   to?: string
+  /** Hex at once: the engine's buffers may be views of memory that later opcodes overwrite. */
+  input: string
+  output?: string
   gas: bigint
   gasUsed: bigint
-  output?: Uint8Array
   error?: string
+  revertReason?: string
   outOfGas: boolean
   reads: Map<string, string[]>
   writes: Map<string, number>
@@ -122,6 +125,7 @@ export class Erc7562Tracer implements Tracer {
     const open: Open = {
       frame,
       to: hex(frame.to),
+      input: hex(frame.input),
       gas: frame.depth === 0 ? this.gasLimit : frame.gas,
       gasUsed: 0n,
       outOfGas: false,
@@ -150,12 +154,15 @@ export class Erc7562Tracer implements Tracer {
       open.outOfGas = end.error === 'out of gas' || end.error === 'contract creation code storage out of gas'
     }
     if (end.error === undefined) {
-      open.output = end.output
+      if (end.output.length > 0) open.output = hex(end.output)
       return
     }
     open.error = end.error
     if (open.frame.type === 'CREATE' || open.frame.type === 'CREATE2') open.to = undefined
-    if (end.error === 'execution reverted' && end.output.length > 0) open.output = end.output
+    if (end.error === 'execution reverted' && end.output.length > 0) {
+      open.output = hex(end.output)
+      open.revertReason = end.output.length >= 4 ? decodeRevertReason(end.output) : undefined
+    }
   }
 
   private log(log: LogEntry): void {
@@ -249,13 +256,10 @@ export class Erc7562Tracer implements Tracer {
       gas: quantity(open.gas),
       gasUsed: quantity(open.gasUsed),
       to: open.to,
-      input: hex(frame.input),
-      output: open.output && open.output.length > 0 ? hex(open.output) : undefined,
+      input: open.input,
+      output: open.output,
       error: open.error,
-      revertReason:
-        open.error === 'execution reverted' && open.output && open.output.length >= 4
-          ? decodeRevertReason(open.output)
-          : undefined,
+      revertReason: open.revertReason || undefined,
       // Logs are not emitted when the call fails (geth's clearFailedLogs).
       logs: this.cfg.withLog && !failed ? open.logs : undefined,
       value: frame.value === undefined ? undefined : quantity(frame.value),
@@ -272,7 +276,6 @@ export class Erc7562Tracer implements Tracer {
       calls: open.calls.length > 0 ? open.calls.map((c) => this.json(c, failed)) : undefined,
       type: frame.type,
     }
-    if (!out.revertReason) out.revertReason = undefined
     return out
   }
 }
