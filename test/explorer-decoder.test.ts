@@ -223,6 +223,29 @@ describe('pcnode_decodeCall, pcnode_decodeLog and pcnode_identifyContract', () =
       { address: node.accounts[0].address, topics, data: encodeAbiParameters([{ type: 'address' }], [PERMIT2]) },
     ])
     expect(log.result).toMatchObject({ source: 'signature', event: 'Paused', args: [{ name: 'account', value: PERMIT2 }] })
+    // An EIP-1967 proxy (code the node does not know) whose implementation is the artifact's Counter.
+    const proxy = '0x00000000000000000000000000000000000a11ce'
+    const implementation = '0x0000000000000000000000000000000000c0ffee'
+    await node.rpc('anvil_setCode', [implementation, forge.deployedBytecode.object])
+    await node.rpc('anvil_setCode', [proxy, '0x363d3d373d3d3d363d7f'])
+    await node.rpc('anvil_setStorageAt', [
+      proxy,
+      '0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc',
+      `0x${implementation.slice(2).padStart(64, '0')}`,
+    ])
+    await node.rpc('evm_mine')
+    expect((await node.rpc('pcnode_identifyContract', [proxy])).result).toEqual({
+      name: 'ERC-1967 proxy',
+      source: 'known',
+      implementation: { name: 'Counter', source: 'artifact', file: join('Counter.sol', 'Counter.json') },
+    })
+    const increase = encodeFunctionData({ abi: counterAbi, functionName: 'increase', args: [3n] })
+    expect((await node.rpc('pcnode_decodeCall', [{ to: proxy, input: increase }])).result).toMatchObject({
+      contract: 'ERC-1967 proxy',
+      implementation: 'Counter',
+      source: 'artifact',
+      function: 'increase',
+    })
     for (const [method, params] of [
       ['pcnode_decodeCall', []],
       ['pcnode_decodeCall', ['0x12']],

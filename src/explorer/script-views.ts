@@ -81,7 +81,11 @@ async function decodeFrames(root) {
     if (f.to && f.input && f.input.length >= 10 && f.type.indexOf('CREATE') < 0) f.decoded = await maybe('pcnode_decodeCall', [{ to: f.to, input: f.input }]);
   }));
 }
-function contractName(who) { return who ? who.name + (who.file ? ' (' + who.file + ')' : '') : undefined; }
+/** Name (file), and for a proxy → its implementation's. */
+function contractName(who) {
+  if (!who) return undefined;
+  return who.name + (who.file ? ' (' + who.file + ')' : '') + (who.implementation ? ' → ' + contractName(who.implementation) : '');
+}
 
 /** prestateTracer diffMode: each touched account's balance, nonce, code and storage before → after. */
 function stateDiff(diff) {

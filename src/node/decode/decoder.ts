@@ -1,8 +1,8 @@
 // Names contracts and decodes calls and logs for the explorer (pcnode_decodeCall, pcnode_decodeLog,
 // pcnode_identifyContract), with viem's decodeFunctionData and decodeEventLog. A contract is known by
 // its runtime code when it is one of the user's artifacts (--artifacts), else by its address when
-// pcnode put it in the genesis; its ABI decodes first, and any selector or topic it does not know
-// goes to the 4-byte table (signatures.ts, then every ABI pcnode has).
+// pcnode put it in the genesis; its ABI decodes first, then (a proxy) its implementation's, and any
+// selector or topic neither knows goes to the 4-byte table (signatures.ts, then every ABI pcnode has).
 import { createHash } from 'node:crypto'
 import {
   type Abi,
@@ -31,10 +31,16 @@ export interface ContractIdentity {
   /** The artifact's file, relative to the --artifacts directory. */
   file?: string
   abi?: Abi
+  /** An EIP-1967 proxy's implementation, when the node names it. */
+  implementation?: ContractIdentity
 }
+
+/** What names an EIP-1967 proxy whose own code the node does not know. */
+export const UNKNOWN_PROXY = 'ERC-1967 proxy'
 
 export interface DecodedCall {
   contract?: string
+  implementation?: string
   source: DecodeSource
   function: string
   signature: string
@@ -43,6 +49,7 @@ export interface DecodedCall {
 
 export interface DecodedLog {
   contract?: string
+  implementation?: string
   source: DecodeSource
   event: string
   signature: string
@@ -72,6 +79,11 @@ function index(abis: readonly Abi[]): { functions: Map<string, AbiFunction[]>; e
 }
 
 type Index = ReturnType<typeof index>
+
+const names = (who: ContractIdentity | undefined) => ({
+  ...(who ? { contract: who.name } : {}),
+  ...(who?.implementation ? { implementation: who.implementation.name } : {}),
+})
 
 export class ContractDecoder {
   private readonly known = knownContracts()
@@ -110,6 +122,13 @@ export class ContractDecoder {
     return found ?? undefined
   }
 
+  /** The contract's own ABI, then its implementation's (a proxy's), with where each came from. */
+  private own(who: ContractIdentity | undefined): [Abi, DecodeSource][] {
+    const out: [Abi, DecodeSource][] = []
+    for (const id of [who, who?.implementation]) if (id?.abi) out.push([id.abi, id.source])
+    return out
+  }
+
   private indexOf(abi: Abi): Index {
     let found = this.indexes.get(abi)
     if (!found) this.indexes.set(abi, (found = index([abi])))
@@ -121,7 +140,10 @@ export class ContractDecoder {
     if (input.length < 10) return undefined
     const selector = input.slice(0, 10).toLowerCase()
     const tries: [AbiFunction[] | undefined, DecodeSource][] = [
-      [who?.abi ? this.indexOf(who.abi).functions.get(selector) : undefined, who?.source ?? 'signature'],
+      ...this.own(who).map(([abi, source]): [AbiFunction[] | undefined, DecodeSource] => [
+        this.indexOf(abi).functions.get(selector),
+        source,
+      ]),
       [this.table.functions.get(selector), 'signature'],
     ]
     for (const [candidates, source] of tries) {
@@ -129,7 +151,7 @@ export class ContractDecoder {
         try {
           const { args } = decodeFunctionData({ abi: [item], data: input })
           return {
-            contract: who?.name,
+            ...names(who),
             source,
             function: item.name,
             signature: toFunctionSignature(item),
@@ -146,7 +168,10 @@ export class ContractDecoder {
     if (topics.length === 0) return undefined
     const topic = topics[0].toLowerCase()
     const tries: [AbiEvent[] | undefined, DecodeSource][] = [
-      [who?.abi ? this.indexOf(who.abi).events.get(topic) : undefined, who?.source ?? 'signature'],
+      ...this.own(who).map(([abi, source]): [AbiEvent[] | undefined, DecodeSource] => [
+        this.indexOf(abi).events.get(topic),
+        source,
+      ]),
       [this.table.events.get(topic), 'signature'],
     ]
     for (const [candidates, source] of tries) {
@@ -159,7 +184,7 @@ export class ContractDecoder {
           item.inputs.forEach((p, i) => {
             if (p.indexed && /^(string|bytes|tuple)$|\[\d*\]$/.test(p.type)) decoded[i].hashed = true
           })
-          return { contract: who?.name, source, event: item.name, signature: toEventSignature(item), args: decoded }
+          return { ...names(who), source, event: item.name, signature: toEventSignature(item), args: decoded }
         } catch {}
       }
     }

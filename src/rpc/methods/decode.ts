@@ -4,27 +4,42 @@
 // Each answers null for what it cannot decode or name.
 
 import { artifactsIn } from '../../node/decode/artifacts.js'
-import { ContractDecoder } from '../../node/decode/decoder.js'
+import { ContractDecoder, type ContractIdentity, UNKNOWN_PROXY } from '../../node/decode/decoder.js'
 import type { DevNode } from '../../node/node.js'
 import type { BlockRef } from '../../node/types.js'
 import { expectArgs } from '../dispatch.js'
 import { invalidParams } from '../errors.js'
-import { type Hex, parseAddress, parseData, parseHash, toData } from '../hex.js'
+import { type Hex, hexToBytes, parseAddress, parseData, parseHash, toData } from '../hex.js'
 import { isObject, parseBlockRef } from '../params.js'
 import type { MethodGroup } from './group.js'
 
 /** An event has at most four topics (LOG4). */
 const MAX_TOPICS = 4
 
+/** EIP-1967's implementation slot: keccak256('eip1967.proxy.implementation') - 1. */
+const IMPLEMENTATION_SLOT = hexToBytes('0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc')
+
 export const decodeMethods: MethodGroup = (node: DevNode) => {
   const dir = node.options.artifacts
   const decoder = new ContractDecoder(dir ? artifactsIn(dir) : undefined)
 
-  /** The contract at `address` (at `ref`, else pending: a pre-confirmed creation is not at latest yet). */
-  const identify = async (address: Uint8Array, ref: BlockRef) => {
-    let code = await node.getCode(address, ref)
-    if (code.length === 0 && 'tag' in ref && ref.tag === 'latest') code = await node.getCode(address, { tag: 'pending' })
-    return decoder.identify(toData(address), code)
+  /** The code at `address` (at `ref`, else pending: a pre-confirmed creation is not at latest yet), and the block read. */
+  const codeAt = async (address: Uint8Array, ref: BlockRef): Promise<[Uint8Array, BlockRef]> => {
+    const code = await node.getCode(address, ref)
+    if (code.length > 0 || !('tag' in ref) || ref.tag !== 'latest') return [code, ref]
+    return [await node.getCode(address, { tag: 'pending' }), { tag: 'pending' }]
+  }
+
+  /** The contract at `address`, and for an EIP-1967 proxy the implementation the node names. */
+  const identify = async (address: Uint8Array, ref: BlockRef): Promise<ContractIdentity | undefined> => {
+    const [code, at] = await codeAt(address, ref)
+    if (code.length === 0) return undefined
+    const who = decoder.identify(toData(address), code)
+    const slot = (await node.getStorageAt(address, IMPLEMENTATION_SLOT, at)).subarray(12)
+    if (slot.every((b) => b === 0)) return who
+    const implementation = decoder.identify(toData(slot), (await codeAt(slot, at))[0])
+    if (!implementation) return who
+    return { ...(who ?? { name: UNKNOWN_PROXY, source: 'known' }), implementation }
   }
 
   return {
@@ -54,7 +69,17 @@ export const decodeMethods: MethodGroup = (node: DevNode) => {
     pcnode_identifyContract: async (params) => {
       expectArgs(params, 1, 2)
       const who = await identify(parseAddress(params[0], 'address'), parseBlockRef(params[1]))
-      return who ? { name: who.name, source: who.source, ...(who.file ? { file: who.file } : {}) } : null
+      return who ? identityJson(who) : null
     },
+  }
+}
+
+/** { name, source, file?, implementation? } */
+function identityJson(who: ContractIdentity): Record<string, unknown> {
+  return {
+    name: who.name,
+    source: who.source,
+    ...(who.file ? { file: who.file } : {}),
+    ...(who.implementation ? { implementation: identityJson(who.implementation) } : {}),
   }
 }
