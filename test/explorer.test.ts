@@ -343,13 +343,13 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
   it('shows halts, resumes, restarts and reorgs as they happen', async () => {
     const fault = (pattern: RegExp) => waitForText('#drops-list li.fault', pattern)
     expect((await node.rpc('pcnode_haltFlashblocks')).result).toBe(true)
-    await fault(/flashblocks halted: blocks go on without pre-confirmations$/)
+    await fault(/halt: flashblocks stop; blocks go on sealing, built whole; "pending" reads "latest"$/)
     expect((await node.rpc('pcnode_resumeFlashblocks')).result).toBe(true)
-    await fault(/flashblocks resumed$/)
+    await fault(/resume: flashblocks again, from flashblock 0 of the next block$/)
     expect((await node.rpc('pcnode_restartFlashblocks')).error).toBeUndefined()
-    await fault(/flashblock stream restarted \(1\)$/)
+    await fault(/restart: block \d+'s flashblock stream starts again \(payload 0x[0-9a-f]+, \d+ transactions, order \w+\)$/)
     expect((await node.rpc('anvil_reorg', [1, []])).error).toBeUndefined()
-    await fault(/reorg: the head went back from #\d+ to #\d+$/)
+    await fault(/reorg: block \d+ replaced by anvil_reorg \(0x[0-9a-f]{64} -> 0x[0-9a-f]{64}\); .+$/)
   }, 90_000)
 
   it("finds a user operation by its hash and shows its sender, nonce and bundle (the node's bundler)", async () => {

@@ -1,7 +1,7 @@
 // The explorer's script, first half: a JSON-RPC client of the node's own origin (fetch POST and one
 // WebSocket), DOM and number helpers, the live feed (newHeads, and under the flashblocks profile
 // newFlashblocks in its raw payload form, with the pre-confirmations a block did not keep marked
-// dropped, and the other faults: halts, restarts, reorgs) and the router (#block/…, #tx/…, #address/…, #userop/… and the search box).
+// dropped, and the faults pcnodeFaults pushes: drops, halts, restarts, reorgs) and the router (#block/…, #tx/…, #address/…, #userop/… and the search box).
 // Plain browser JavaScript kept as a string: it runs inline under the page's hash-pinned CSP.
 
 export const SCRIPT_CORE = String.raw`
@@ -116,31 +116,58 @@ function addFlashblock(p) {
   ]));
 }
 // A transaction a flashblock pre-confirmed that its block did not keep (a fault dropped it as the
-// block sealed, or took it back and restarted the stream): marked in the timeline, and listed.
-function markDrops(b) {
-  if (!b) return;
-  var kept = new Set(b.transactions), n = dec(b.number), drops = document.getElementById('drops-list');
-  document.querySelectorAll('#flash li[data-block="' + n + '"] a').forEach(function (a) {
-    var h = a.getAttribute('href').slice(4);
-    if (kept.has(h) || a.classList.contains('bad')) return;
+// block sealed, or took it back and restarted the stream): marked in the timeline, and listed once,
+// when the node announces the drop (pcnodeFaults) or else when the block without it arrives.
+var dropListed = new Set();
+function markDropped(h) {
+  document.querySelectorAll('#flash li a[href="#tx/' + h + '"]').forEach(function (a) {
+    if (a.classList.contains('bad')) return;
     a.classList.add('bad');
     a.after(el('span', { 'class': 'bad' }, [' dropped']));
-    drops.prepend(el('li', null, [el('span', { 'class': 'muted' }, [clock(new Date())]), link('tx/' + h, short(h), 'mono bad'),
-      el('span', null, ['pre-confirmed in block #' + n + ', left out of it'])]));
-    while (drops.children.length > 20) drops.removeChild(drops.lastChild);
-    document.getElementById('drops').hidden = false;
+  });
+}
+function dropRow(h, text) {
+  if (dropListed.has(h)) return;
+  dropListed.add(h);
+  var drops = document.getElementById('drops-list');
+  drops.prepend(el('li', null, [el('span', { 'class': 'muted' }, [clock(new Date())]), link('tx/' + h, short(h), 'mono bad'),
+    el('span', null, [text])]));
+  while (drops.children.length > 20) drops.removeChild(drops.lastChild);
+  document.getElementById('drops').hidden = false;
+}
+function markDrops(b) {
+  if (!b) return;
+  var kept = new Set(b.transactions), n = dec(b.number);
+  document.querySelectorAll('#flash li[data-block="' + n + '"] a').forEach(function (a) {
+    var h = a.getAttribute('href').slice(4);
+    if (kept.has(h)) return;
+    markDropped(h);
+    dropRow(h, 'pre-confirmed in block #' + n + ', left out of it');
   });
 }
 
-// Faults other than drops, as each head arrives: pcnode_getPreconfFaults' counts of halts, restarts and
-// reorged blocks (and whether flashblocks are halted) against the last answer, and a head that went
-// back (a reorg by anvil_reorg too). The node has no fault subscription; blocks go on while flashblocks halt.
-var faultsSeen, headSeen;
+// Faults as the node injects them: the pcnodeFaults subscription pushes each drop, halt, resume,
+// restart, cadence change and reorg (anvil_reorg too) the moment it happens, with the node's own
+// words (its terminal log line). A node refusing the subscription is polled instead, as each head
+// arrives: pcnode_getPreconfFaults' counts against the last answer, and a head that went back.
+var faultsPushed = false, faultsSeen, headSeen;
 function faultRow(text) {
   var drops = document.getElementById('drops-list');
   drops.prepend(el('li', { 'class': 'fault' }, [el('span', { 'class': 'muted' }, [clock(new Date())]), el('span', { 'class': 'bad' }, [text])]));
   while (drops.children.length > 20) drops.removeChild(drops.lastChild);
   document.getElementById('drops').hidden = false;
+}
+function pushedFault(f) {
+  // Settings changes are not faults: the terminal logs them, the page does not.
+  if (f.kind === 'settings') return;
+  if (f.kind === 'drop' && f.hash) {
+    markDropped(f.hash);
+    var where = f.blockNumber ? 'pre-confirmed in block #' + dec(f.blockNumber) + ', left out of it' : 'pre-confirmation dropped';
+    var why = f.reason ? ' (flashblock ' + dec(f.flashblockIndex) + ': ' + f.reason + '; ' + (f.requeued ? 'back to the pool' : 'discarded') + ')' : '';
+    dropRow(f.hash, where + why);
+    return;
+  }
+  faultRow(f.message);
 }
 async function checkFaults(head) {
   var n = BigInt(head.number);
@@ -178,19 +205,25 @@ function connect() {
   ws.onopen = function () {
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'heads', method: 'eth_subscribe', params: ['newHeads'] }));
     if (opStack) ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'flash', method: 'eth_subscribe', params: ['newFlashblocks', { format: 'payload' }] }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 'faults', method: 'eth_subscribe', params: ['pcnodeFaults'] }));
     document.getElementById('live').textContent = 'live';
   };
   ws.onmessage = function (ev) {
     var m = JSON.parse(ev.data);
-    if (m.id !== undefined) { if (m.result) kinds[m.result] = m.id; return; }
+    if (m.id !== undefined) {
+      if (m.result) kinds[m.result] = m.id;
+      if (m.id === 'faults') faultsPushed = !!m.result;
+      return;
+    }
     if (m.method !== 'eth_subscription') return;
     var kind = kinds[m.params.subscription], r = m.params.result;
     if (kind === 'heads') {
       markSealed(r);
-      checkFaults(r).catch(function () {});
+      if (!faultsPushed) checkFaults(r).catch(function () {});
       rpc('eth_getBlockByHash', [r.hash, false]).then(function (b) { addBlock(b); markDrops(b); }, function () {});
     }
     else if (kind === 'flash') addFlashblock(r);
+    else if (kind === 'faults') pushedFault(r);
   };
   ws.onclose = function () { document.getElementById('live').textContent = 'reconnecting…'; setTimeout(connect, 2000); };
 }

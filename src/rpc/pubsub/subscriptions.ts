@@ -9,12 +9,13 @@
 // logs again with `removed: true` (geth's reorg flag) and newFlashblockTransactions sends it with
 // `removed: true` and the reason.
 import { hexKey } from '../../node/bytes.js'
+import type { NodeEventMap } from '../../node/events.js'
 import type { DevNode } from '../../node/node.js'
 import type { BlockRecord, IncludedTx, LogEntry, LogFilter, PoolTxInfo } from '../../node/types.js'
 import type { RpcConnection } from '../dispatch.js'
 import { formatFlashblockPayload } from '../flashblock-payload.js'
 import { formatBlock, formatHeader, formatLog, formatPoolTx, formatReceipt, formatTxWithReceipt } from '../format.js'
-import { toData } from '../hex.js'
+import { toData, toQuantity } from '../hex.js'
 import { EventDemand, type EventName } from './demand.js'
 import { blockLogs, type IndexedLog, logMatcher, newId } from './logs.js'
 
@@ -26,6 +27,7 @@ export const SUBSCRIPTION_KINDS = [
   'newFlashblockTransactions',
   'pendingLogs',
   'transactionReceipts',
+  'pcnodeFaults',
 ] as const
 export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number]
 
@@ -53,6 +55,7 @@ const EVENTS_OF: Record<SubscriptionKind, EventName[]> = {
   newFlashblockTransactions: ['flashblock', 'preconfDropped'],
   pendingLogs: ['flashblock', 'preconfDropped'],
   transactionReceipts: ['block'],
+  pcnodeFaults: ['fault'],
 }
 
 interface Connection {
@@ -88,6 +91,7 @@ export class WsSubscriptions {
       preconfDropped: (e) => {
         if (e.notify) this.onPreconfDropped(e.tx, e.reason, e.requeued)
       },
+      fault: (e) => this.onFault(e),
     })
   }
 
@@ -284,6 +288,30 @@ export class WsSubscriptions {
           this.notify(sub, JSON.stringify({ ...formatLog(item.log, item.tx, item.logIndex), removed: true }))
       }
     }
+  }
+
+  /**
+   * pcnode's pcnodeFaults: each injected fault (drop, halt, resume, restart, cadence, reorg), each change
+   * of the fault settings and anvil_reorg as the node emits it, with its terminal-log message, the time
+   * (ms since the epoch) and, for a drop, the transaction's hash, block, flashblock, reason and whether it was requeued.
+   */
+  private onFault(e: NodeEventMap['fault'][0]): void {
+    const subs = this.byKind.get('pcnodeFaults') as Set<Subscription>
+    if (subs.size === 0) return
+    const out: Record<string, unknown> = { kind: e.kind, message: e.message, at: Date.now() }
+    if (e.hash) {
+      out.hash = toData(e.hash)
+      // Recorded before the event: where the drop was, why, and whether it goes back to the pool.
+      const drop = this.node.faults.dropRecord(e.hash)
+      if (drop) {
+        out.blockNumber = toQuantity(drop.blockNumber)
+        out.flashblockIndex = toQuantity(drop.flashblockIndex)
+        out.reason = drop.reason
+        out.requeued = drop.requeued
+      }
+    }
+    const json = JSON.stringify(out)
+    for (const sub of subs) this.notify(sub, json)
   }
 
   private onPendingTx(info: PoolTxInfo): void {
