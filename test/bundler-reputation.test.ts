@@ -257,6 +257,28 @@ describe("the bundler's reputation and staking (ERC-7562, ERC-7769)", () => {
     expect(asSender.error.message).toMatch(/is used as a different entity in another UserOperation currently in mempool/)
   }, 60_000)
 
+  it("refuses an op its paymaster's deposit cannot pay for besides its waiting ops (EREP-010, -32508)", async () => {
+    const sender = await account(node)
+    await stake(node, sender)
+    const pm = await deploy(node, reputationPaymasterAbi, reputationPaymasterBytecode)
+    await stake(node, pm)
+    const ops = await Promise.all([0n, 1n, 2n].map((key) => op(node, sender, key, pm)))
+    const cost = (o: (typeof ops)[number]) =>
+      (BigInt(o.callGasLimit) +
+        BigInt(o.verificationGasLimit) +
+        BigInt(o.preVerificationGas) +
+        BigInt(o.paymasterVerificationGasLimit ?? 0) +
+        BigInt(o.paymasterPostOpGasLimit ?? 0)) *
+      BigInt(o.maxFeePerGas)
+    // Enough for all three but one wei.
+    await call(node, pm, 'deposit', [], ops.map(cost).reduce((a, b) => a + b) - 1n)
+    for (const o of ops.slice(0, 2)) expect((await node.rpc('eth_sendUserOperation', [o, EP])).result).toMatch(/^0x/)
+    const { error } = await node.rpc('eth_sendUserOperation', [ops[2], EP])
+    expect(error.code).toBe(-32508)
+    expect(error.message).toContain(`paymaster ${pm} deposit too low`)
+    expect(error.data).toEqual({ paymaster: pm })
+  }, 60_000)
+
   it('refuses an account that names a signature aggregator with -32506', async () => {
     const sender = await account(node, AGGREGATOR)
     const { error } = await node.rpc('eth_sendUserOperation', [await op(node, sender, 0n), EP])

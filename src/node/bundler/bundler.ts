@@ -113,16 +113,16 @@ export class Bundler {
     const ahead = this.mempool
       .ahead(entryPoint, op.sender, op.nonce, (r) => this.included(r) !== undefined)
       .filter((r) => r !== replaced)
-    const staked = await this.reputation.staked(entryPoint, op)
-    this.reputation.admit(entryPoint, op, staked, this.mempool.pending(entryPoint), replaced !== undefined)
     if (!this.settings.unsafe && !replaced) checkRoles(op, this.mempool.pending(entryPoint))
-    await this.validate(entryPoint, [...ahead.map((r) => r.op), op], staked)
+    const stakes = await this.reputation.stakes(entryPoint, op)
+    this.reputation.admit(entryPoint, op, stakes, this.mempool.pending(entryPoint), replaced)
+    await this.validate(entryPoint, [...ahead.map((r) => r.op), op], stakes.staked)
     if (replaced) {
       this.mempool.delete(replaced.hash)
       this.parts.opEvent({ kind: 'replaced', hash: replaced.hash, by: hash })
     }
     this.mempool.add({ hash, op, entryPoint, status: 'pending', receivedAt: performance.now() })
-    this.reputation.accepted(hash, entryPoint, op, staked, replaced?.hash)
+    this.reputation.accepted(hash, entryPoint, op, stakes.staked, replaced?.hash)
     this.parts.opEvent({ kind: 'received', hash, sender: op.sender, entryPoint: entryPoint.address, version: entryPoint.version })
     // Its failure is logged by bundle(); the send has succeeded either way.
     if (this.mode === 'auto') this.bundle().catch(() => {})

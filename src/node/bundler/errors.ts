@@ -40,6 +40,11 @@ export class StakeTooLowError extends NodeError {
   override readonly code: number = -32505
 }
 
+/** -32508: the paymaster's deposit cannot pay for all its waiting ops as well as this one (ERC-7562 EREP-010). */
+export class PaymasterDepositTooLowError extends NodeError {
+  override readonly code: number = -32508
+}
+
 /** -32506: the account names a signature aggregator; this bundler does not aggregate. */
 export class UnsupportedAggregatorError extends NodeError {
   override readonly code: number = -32506

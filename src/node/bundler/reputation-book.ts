@@ -7,13 +7,13 @@
 import { type Address, formatEther, isAddressEqual, toHex } from 'viem'
 import { DEV_PAYMASTERS } from '../../contracts/paymaster.js'
 import type { EntryPoint } from './entry-points.js'
-import { ReputationRefusedError, StakeTooLowError } from './errors.js'
+import { PaymasterDepositTooLowError, ReputationRefusedError, StakeTooLowError } from './errors.js'
 import type { OpRecord } from './mempool.js'
 import type { BundlerParts } from './parts.js'
 import { REPUTATION, type ReputationStatus, ReputationTable } from './reputation.js'
 import type { StakedEntities } from './rules.js'
 import { DEVNET_STAKE_MINIMUMS, meetsMinimums, readStake, type StakeInfo, type StakeMinimums } from './stake.js'
-import { factoryCall, nonceKey, paymasterOf, type UserOp } from './user-op.js'
+import { factoryCall, gasLimitSum, nonceKey, paymasterOf, type UserOp } from './user-op.js'
 
 export type EntityRole = 'account' | 'factory' | 'paymaster'
 
@@ -42,6 +42,19 @@ export function entitiesOf(op: UserOp): Named[] {
 
 const ROLE_KEY: Record<EntityRole, keyof StakedEntities> = { account: 'account', factory: 'factory', paymaster: 'paymaster' }
 
+/** What an op's entities hold: which meet the stake minimums, and the paymaster's deposit (none when allow-listed). */
+export interface OpStakes {
+  staked: StakedEntities
+  paymasterDeposit?: bigint
+}
+
+/** The most the EntryPoint may charge for `op` (its prefund: v0.6 counts verificationGasLimit thrice with a paymaster). */
+function maxCost(entryPoint: EntryPoint, op: UserOp): bigint {
+  if (entryPoint.version !== '0.6') return gasLimitSum(op) * op.maxFeePerGas
+  const mul = paymasterOf(op) ? 3n : 1n
+  return (op.callGasLimit + op.verificationGasLimit * mul + op.preVerificationGas) * op.maxFeePerGas
+}
+
 export class ReputationBook {
   readonly table: ReputationTable
   private readonly counted = new Map<string, Counted>()
@@ -63,14 +76,19 @@ export class ReputationBook {
     return { stakeInfo, isStaked: meetsMinimums(stakeInfo, this.minimums) }
   }
 
-  /** Each entity's stake against the minimums; an allow-listed entity counts as staked. */
-  async staked(entryPoint: EntryPoint, op: UserOp): Promise<StakedEntities> {
-    const out: StakedEntities = {}
+  /** Each entity's stake against the minimums (an allow-listed entity counts as staked), and the paymaster's deposit. */
+  async stakes(entryPoint: EntryPoint, op: UserOp): Promise<OpStakes> {
+    const out: OpStakes = { staked: {} }
     if (!this.enforced) return out
     await Promise.all(
       entitiesOf(op).map(async ({ role, address }) => {
-        out[ROLE_KEY[role]] =
-          this.table.isAllowListed(address) || meetsMinimums(await readStake(this.parts, entryPoint, address), this.minimums)
+        if (this.table.isAllowListed(address)) {
+          out.staked[ROLE_KEY[role]] = true
+          return
+        }
+        const info = await readStake(this.parts, entryPoint, address)
+        out.staked[ROLE_KEY[role]] = meetsMinimums(info, this.minimums)
+        if (role === 'paymaster') out.paymasterDeposit = info.deposit
       }),
     )
     return out
@@ -78,10 +96,12 @@ export class ReputationBook {
 
   /**
    * Refuses an op whose entities' reputation or stake keeps it out of the mempool (`waiting`: the ops of
-   * its EntryPoint already there). A replacement keeps its slot, so only a ban refuses it.
+   * its EntryPoint already there), or whose paymaster cannot pay for it besides its waiting ops. A
+   * replacement keeps the slot of the op it replaces, so of the limits only the deposit applies to it.
    */
-  admit(entryPoint: EntryPoint, op: UserOp, staked: StakedEntities, waiting: OpRecord[], replacing: boolean): void {
+  admit(entryPoint: EntryPoint, op: UserOp, stakes: OpStakes, waiting: OpRecord[], replacing: OpRecord | undefined): void {
     if (!this.enforced) return
+    const { staked } = stakes
     const ep = entryPoint.address
     for (const { role, address } of entitiesOf(op)) {
       const status = this.table.status(ep, address)
@@ -106,6 +126,26 @@ export class ReputationBook {
           { [role]: address, minimumStake: toHex(minStake), minimumUnstakeDelay: toHex(minUnstakeDelay) },
         )
       }
+    }
+    if (stakes.paymasterDeposit !== undefined) {
+      this.checkDeposit(entryPoint, op, stakes.paymasterDeposit, replacing ? waiting.filter((r) => r !== replacing) : waiting)
+    }
+  }
+
+  /** EREP-010: the paymaster's deposit must pay for every waiting op naming it, this one included. */
+  private checkDeposit(entryPoint: EntryPoint, op: UserOp, deposit: bigint, waiting: OpRecord[]): void {
+    const paymaster = paymasterOf(op)
+    if (!paymaster) return
+    let total = maxCost(entryPoint, op)
+    for (const r of waiting) {
+      const other = paymasterOf(r.op)
+      if (other && isAddressEqual(other, paymaster)) total += maxCost(entryPoint, r.op)
+    }
+    if (total > deposit) {
+      throw new PaymasterDepositTooLowError(
+        `paymaster ${paymaster} deposit too low: ${formatEther(deposit)} ETH cannot pay the ${formatEther(total)} ETH its waiting user operations and this one may cost (ERC-7562 EREP-010)`,
+        { paymaster },
+      )
     }
   }
 

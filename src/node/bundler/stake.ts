@@ -25,6 +25,8 @@ export const DEVNET_STAKE_MINIMUMS: StakeMinimums = { minStake: 10n ** 18n, minU
 
 export interface StakeInfo {
   addr: Address
+  /** What the entity holds in the EntryPoint to pay for ops (not the stake). */
+  deposit: bigint
   stake: bigint
   unstakeDelaySec: bigint
   /** Locked: staked and not unlocked for withdrawal (unlockStake clears it). */
@@ -38,7 +40,7 @@ export async function readStake(parts: BundlerParts, entryPoint: EntryPoint, add
     data: hexToBytes(encodeFunctionData({ abi: STAKE_MANAGER, functionName: 'getDepositInfo', args: [addr] })),
   })
   const info = decodeFunctionResult({ abi: STAKE_MANAGER, functionName: 'getDepositInfo', data: toHex(output) })
-  return { addr, stake: info.stake, unstakeDelaySec: BigInt(info.unstakeDelaySec), locked: info.staked }
+  return { addr, deposit: info.deposit, stake: info.stake, unstakeDelaySec: BigInt(info.unstakeDelaySec), locked: info.staked }
 }
 
 /** ERC-7562's "staked entity": a locked stake at or above both minimums. */
