@@ -10,7 +10,14 @@ import { startRpcServer } from './rpc/server.js'
 export type { AppContext, AppServerOptions, StartedAppServer, VerifyMode } from './app/server.js'
 export { type PcnodeChainOptions, pcnodeChain } from './chain.js'
 export type { DevAccount } from './node/accounts.js'
-export { activationRegistryAbi, b20Abi, b20FactoryAbi, policyRegistryAbi } from './node/b20/abi.js'
+export {
+  activationRegistryAbi,
+  b20Abi,
+  b20FactoryAbi,
+  nonceManagerAbi,
+  policyRegistryAbi,
+  txContextAbi,
+} from './node/b20/abi.js'
 export {
   ACTIVATION_REGISTRY_ADDRESS,
   B20_FACTORY_ADDRESS,
@@ -18,7 +25,9 @@ export {
   B20_VARIANT,
   b20Address,
   DEV_ACTIVATION_ADMIN,
+  NONCE_MANAGER_ADDRESS,
   POLICY_REGISTRY_ADDRESS,
+  TX_CONTEXT_ADDRESS,
 } from './node/b20/addresses.js'
 export type { ForkStats } from './node/fork/fork.js'
 export type { ForkOptions, UpstreamOptions } from './node/fork/options.js'

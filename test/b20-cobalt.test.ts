@@ -24,8 +24,12 @@ import {
   B20_FEATURES,
   b20Abi,
   b20FactoryAbi,
+  NONCE_MANAGER_ADDRESS,
+  nonceManagerAbi,
   POLICY_REGISTRY_ADDRESS,
   policyRegistryAbi,
+  TX_CONTEXT_ADDRESS,
+  txContextAbi,
 } from '../src/index.js'
 import {
   ASSET,
@@ -201,6 +205,41 @@ describe('Cobalt on a chain Denim from genesis (profile base)', () => {
     expect((await mint(3)).error.data).toBe(forbids(MINT_RECEIVER_POLICY, intersect))
   })
 
+  it("answers EIP-8130's TxContext and NonceManager outside an EIP-8130 transaction (tx.origin, unset 2D nonces)", async () => {
+    const origin = who(3)
+    expect(await txContext(node, origin, 'getTransactionSender')).toBe(pad(origin.toLowerCase() as Hex))
+    expect(await txContext(node, origin, 'getTransactionPayer')).toBe(pad(origin.toLowerCase() as Hex))
+    // The actor id: the origin right-aligned, bytes32(uint256(uint160(tx.origin))).
+    expect(await txContext(node, origin, 'getTransactionSenderActorId')).toBe(pad(origin.toLowerCase() as Hex))
+    // No code at either address (Base plants none before Zenith), yet both run.
+    for (const address of [TX_CONTEXT_ADDRESS, NONCE_MANAGER_ADDRESS]) {
+      expect((await node.rpc('eth_getCode', [address, 'latest'])).result).toBe('0x')
+    }
+    // A DELEGATECALL into TxContext: DelegateCallNotAllowed() (a probe DELEGATECALLs it with this call's data).
+    const code = `0x366000600037600060003660007f${'00'.repeat(12)}${TX_CONTEXT_ADDRESS.slice(2)}5af43d600060003e3d6000f3` as Hex
+    const probe = '0x00000000000000000000000000000000000b207a'
+    const data = encodeFunctionData({ abi: txContextAbi, functionName: 'getTransactionSender' })
+    const delegated = await node.rpc('eth_call', [{ from: origin, to: probe, data }, 'latest', { [probe]: { code } }])
+    expect(delegated.result).toBe(encodeErrorResult({ abi: txContextAbi, errorName: 'DelegateCallNotAllowed' }))
+    const nonce = (key: bigint, value?: bigint) =>
+      node.rpc('eth_call', [
+        {
+          from: origin,
+          to: NONCE_MANAGER_ADDRESS,
+          data: encodeFunctionData({ abi: nonceManagerAbi, functionName: 'getNonce', args: [origin, key] }),
+          ...(value === undefined ? {} : { value: toHex(value) }),
+        },
+        'latest',
+      ])
+    expect((await nonce(7n)).result).toBe(pad('0x00'))
+    // Key 0 is the protocol nonce, kept in the account: ProtocolNonceNotSupported(); value: NonPayable().
+    expect((await nonce(0n)).error.data).toBe('0x1bc81ca9')
+    expect((await nonce(7n, 1n)).error.data).toBe('0x6fb1b0e9')
+    // An unknown selector reverts with its four bytes.
+    const unknown = await node.rpc('eth_call', [{ from: origin, to: NONCE_MANAGER_ADDRESS, data: '0xdeadbeef00' }, 'latest'])
+    expect(unknown.error.data).toBe('0xdeadbeef')
+  })
+
   it('keeps the activation admin in storage: setAdmin, AdminChanged, the old admin refused', async () => {
     const registry = (functionName: string) =>
       node.publicClient.readContract({ address: ACTIVATION_REGISTRY_ADDRESS, abi: activationRegistryAbi, functionName } as never)
@@ -248,6 +287,13 @@ describe('Cobalt on a chain Denim from genesis (profile base)', () => {
     expect(answer.result).toBe('0xbeaba5b7')
   })
 })
+
+/** An eth_call's answer (result or revert data) of `functionName` on TxContext, from `from`. */
+async function txContext(n: TestNode, from: Address, functionName: string, block: string = 'latest') {
+  const data = encodeFunctionData({ abi: txContextAbi, functionName } as never)
+  const answer = await n.rpc('eth_call', [{ from, to: TX_CONTEXT_ADDRESS, data }, block])
+  return answer.result ?? answer.error?.data
+}
 
 /** Sends from dev account `index` on a chain that mines only on request, mines, and returns the receipt. */
 async function sendMined(n: TestNode, index: number, to: Address, data: Hex) {
@@ -330,6 +376,9 @@ describe('Beryl, then Cobalt, after genesis (profile flashblocks)', () => {
       const handed = await sendMined(n, 5, ACTIVATION_REGISTRY_ADDRESS, activationCall('setAdmin', [who(6)]))
       expect(handed.status).toBe('success')
       expect(await registry('admin')).toBe(who(6))
+      // EIP-8130's precompiles answer from Cobalt (before it the address is an empty account).
+      expect(await txContext(n, who(2), 'getTransactionSender', toHex(first.number))).toBe('0x')
+      expect(await txContext(n, who(2), 'getTransactionSender')).toBe(pad(who(2).toLowerCase() as Hex))
       // Reads at a block before Cobalt still run Beryl's logic.
       const before = await n.rpc('eth_call', [
         { from: who(0), to: POLICY_REGISTRY_ADDRESS, data: policyCall('compositePolicyChildIds', [(2n << 56n) | 4n]) },

@@ -1,7 +1,14 @@
 // Typed ABIs of Base's Beryl precompiles for viem users, from pcnode's implementations
 // (contracts/B20*.sol) with the node's internals left out: the factory-only creation entry point
 // and the fallback/receive entries that only reproduce Base's unknown-selector revert.
-import { B20ActivationRegistry, B20Factory, B20PolicyRegistry, B20Token } from '../../contracts/artifacts.js'
+import {
+  B20ActivationRegistry,
+  B20Factory,
+  B20NonceManager,
+  B20PolicyRegistry,
+  B20Token,
+  B20TxContext,
+} from '../../contracts/artifacts.js'
 
 type Entry = { readonly type: string; readonly name?: string }
 type Public<T extends readonly Entry[]> = Array<
@@ -20,3 +27,12 @@ export const b20Abi = publicAbi(B20Token.abi)
 export const policyRegistryAbi = publicAbi(B20PolicyRegistry.abi)
 /** The ActivationRegistry at 0x8453…01. */
 export const activationRegistryAbi = publicAbi(B20ActivationRegistry.abi)
+/** EIP-8130's TxContext at 0x8130…aa02 (from Cobalt). */
+export const txContextAbi = publicAbi(B20TxContext.abi)
+/**
+ * EIP-8130's NonceManager at 0x8130…aa01 (from Cobalt). getNonce is a view on Base; pcnode's
+ * implementation takes value only to answer it with Base's NonPayable().
+ */
+export const nonceManagerAbi = publicAbi(B20NonceManager.abi).map((e) =>
+  e.type === 'function' ? { ...e, stateMutability: 'view' as const } : e,
+)

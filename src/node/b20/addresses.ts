@@ -6,6 +6,9 @@ import { type Address, encodeAbiParameters, getAddress, type Hex, keccak256, toB
 export const B20_FACTORY_ADDRESS: Address = '0xB20f000000000000000000000000000000000000'
 export const ACTIVATION_REGISTRY_ADDRESS: Address = '0x8453000000000000000000000000000000000001'
 export const POLICY_REGISTRY_ADDRESS: Address = '0x8453000000000000000000000000000000000002'
+/** EIP-8130's system precompiles, from Cobalt (base-std StdPrecompiles.sol). */
+export const NONCE_MANAGER_ADDRESS: Address = '0x813000000000000000000000000000000000aa01'
+export const TX_CONTEXT_ADDRESS: Address = '0x813000000000000000000000000000000000aa02'
 
 /** The features the ActivationRegistry gates: keccak256 of their names. */
 export const B20_FEATURES = {

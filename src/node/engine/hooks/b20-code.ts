@@ -136,7 +136,8 @@ export function installB20Code(vm: VM, forks: B20Forks): void {
       if (implementation) message.code = implementation
       return
     }
-    if (message.delegatecall) return
+    // A DELEGATECALL runs no code-less singleton, but EIP-8130's precompiles answer it (TxContext refuses it).
+    if (message.delegatecall && address[0] !== 0x81) return
     // createB20: the factory's first call to a fresh token address (a plain call, not static)
     // writes the marker, inside the factory's frame so its revert undoes it.
     if (isB20TokenAddress(address)) {

@@ -6,9 +6,11 @@
 import {
   B20ActivationRegistry,
   B20ActivationRegistryBeryl,
+  B20NonceManager,
   B20PolicyRegistry,
   B20PolicyRegistryBeryl,
   B20PolicyRegistryCobalt,
+  B20TxContext,
 } from '../../../contracts/artifacts.js'
 
 /** When Cobalt and Denim activate (unix seconds); undefined: never. Beryl is the state's: its markers. */
@@ -24,7 +26,10 @@ const hex = (code: string) => new Uint8Array(Buffer.from(code.slice(2), 'hex'))
 
 const ACTIVATION = '8453000000000000000000000000000000000001'
 const POLICY = '8453000000000000000000000000000000000002'
-const VERSIONS = new Map<string, readonly [Uint8Array, Uint8Array, Uint8Array]>([
+const txContext = hex(B20TxContext.deployedBytecode)
+const nonceManager = hex(B20NonceManager.deployedBytecode)
+/** Each address's code at Beryl, Cobalt and Denim (none: not a precompile then). */
+const VERSIONS = new Map<string, readonly [Uint8Array | undefined, Uint8Array, Uint8Array]>([
   [
     ACTIVATION,
     [
@@ -41,6 +46,10 @@ const VERSIONS = new Map<string, readonly [Uint8Array, Uint8Array, Uint8Array]>(
       hex(B20PolicyRegistry.deployedBytecode),
     ],
   ],
+  // EIP-8130's TxContext and NonceManager, installed from Cobalt; they hold no code (Base plants a
+  // marker at the NonceManager only at Zenith).
+  ['813000000000000000000000000000000000aa02', [undefined, txContext, txContext]],
+  ['813000000000000000000000000000000000aa01', [undefined, nonceManager, nonceManager]],
 ])
 
 /** The upgrade a block at `timestamp` runs (no block known: the newest). */
@@ -51,7 +60,7 @@ export function b20ForkAt(forks: B20Forks, timestamp: bigint | undefined): B20Fo
   return 0
 }
 
-/** A registry's code at `fork` (`key`: the address in lowercase hex, no 0x); undefined for other addresses. */
+/** A registry's (or an EIP-8130 precompile's) code at `fork` (`key`: the address in lowercase hex, no 0x); undefined for other addresses. */
 export function registryCode(key: string, fork: B20Fork): Uint8Array | undefined {
   return VERSIONS.get(key)?.[fork]
 }
@@ -65,4 +74,6 @@ export function isActivationWrite(selector: string, fork: B20Fork): boolean {
 }
 
 /** Every version's code, once (the gas hook meters a frame running any of them as a registry's). */
-export const REGISTRY_CODES: readonly Uint8Array[] = [...new Set([...VERSIONS.values()].flat())]
+export const REGISTRY_CODES: readonly Uint8Array[] = [
+  ...new Set([...VERSIONS.values()].flat().filter((code): code is Uint8Array => code !== undefined)),
+]
