@@ -23,6 +23,7 @@ const SLOW = [
   'test/denim-clients.test.ts',
   'test/denim-fork.test.ts',
   'test/bundler-alto.test.ts',
+  'test/bundler-reputation.test.ts',
 ]
 
 const common = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' } as const
