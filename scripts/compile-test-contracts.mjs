@@ -1,5 +1,6 @@
 // Compiles the test contracts in test/fixtures/*.sol into TypeScript artifacts (committed, so tests need no compiler).
 
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import solc from 'solc'
 
@@ -60,4 +61,6 @@ for (const [file, artifact, contracts] of UNITS) {
   }
   fs.writeFileSync(`test/fixtures/${artifact}`, body.trimEnd() + '\n')
 }
+// Formatted as committed, so a rerun changes only what the sources changed.
+execFileSync('npx', ['biome', 'format', '--write', ...UNITS.map(([, artifact]) => `test/fixtures/${artifact}`)], { stdio: 'ignore' })
 console.log('ok', solc.version())
