@@ -52,24 +52,26 @@ const pimlico = async (node: TestNode, hash: Hex) => (await node.rpc('pimlico_ge
 
 /** The terminal log's lines while the tests run (followActivity writes them to stdout). */
 const lines: string[] = []
+beforeAll(() => {
+  const write = process.stdout.write.bind(process.stdout)
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    if (typeof chunk === 'string' && /^\d\d:\d\d/.test(chunk)) {
+      lines.push(...chunk.trimEnd().split('\n'))
+      return true
+    }
+    return write(chunk, ...(rest as []))
+  })
+})
+afterAll(() => vi.restoreAllMocks())
 
 describe('user operation status', () => {
   const node = useTestNode({}, { timeoutMs: 30_000 })
   let sender: Address
 
   beforeAll(async () => {
-    const write = process.stdout.write.bind(process.stdout)
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      if (typeof chunk === 'string' && /^\d\d:\d\d/.test(chunk)) {
-        lines.push(...chunk.trimEnd().split('\n'))
-        return true
-      }
-      return write(chunk, ...(rest as []))
-    })
     followActivity(new Chalk({ level: 0 }), node, 0)
     sender = await account(node)
   }, 30_000)
-  afterAll(() => vi.restoreAllMocks())
 
   const logged = (pattern: RegExp) =>
     poll(() => lines.find((l) => pattern.test(l)), undefined, { timeoutMs: 20_000, what: `a log line matching ${pattern}` })
@@ -182,4 +184,27 @@ describe('user operation status', () => {
     expect(error.code).toBe(-32602)
     expect((await node.rpc('pimlico_getUserOperationStatus', [])).error.code).toBe(-32602)
   })
+})
+
+describe('user operation status with --block-time 0 (each send sealed before it returns)', () => {
+  const node = useTestNode({ blockTime: 0 }, { timeoutMs: 30_000 })
+
+  it('still records the bundle and its sealing, and logs them', async () => {
+    followActivity(new Chalk({ level: 0 }), node, 0)
+    const sender = await account(node)
+    const hash = await send(node, await op(node, sender))
+    const sealed = await poll(
+      () => status(node, hash),
+      (s) => s.status === 'confirmed',
+      { timeoutMs: 20_000, what: 'the op sealed' },
+    )
+    expect(sealed.success).toBe(true)
+    expect(sealed.bundledAt).toBeGreaterThanOrEqual(sealed.receivedAt)
+    expect(sealed.sealedAt).toBeGreaterThanOrEqual(sealed.bundledAt)
+    await poll(
+      () => lines.find((l) => l.includes(`userop ${hash} sealed in block #${BigInt(sealed.blockNumber)}: ok`)),
+      undefined,
+      { timeoutMs: 20_000, what: 'the sealed line' },
+    )
+  }, 60_000)
 })

@@ -140,6 +140,9 @@ export class OpStages {
           entry.txHash = e.txHash
           entry.times.bundledAt = now
         }
+        // Included before the bundler announced it (sending and announcing are not one step): its stage now.
+        const t = this.parts.receipt(e.txHash)
+        if (t) this.included(t, t.block.sealed ? 'sealed' : 'preconfirmed')
         return
       }
       default:
