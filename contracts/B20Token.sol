@@ -8,9 +8,9 @@
 pragma solidity ^0.8.28;
 
 import {B20_FACTORY, IPolicyCheck, POLICY_REGISTRY, revertUnknownSelector} from './B20Shared.sol';
-import {B20TokenBase} from './B20TokenBase.sol';
+import {B20TokenAsset} from './B20TokenAsset.sol';
 
-contract B20Token is B20TokenBase {
+contract B20Token is B20TokenAsset {
     // ---------------------------------------------------------------- creation (factory only)
 
     function b20Initialize(string calldata name_, string calldata symbol_, uint8 decimals_, string calldata currency_)

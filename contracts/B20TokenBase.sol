@@ -94,9 +94,13 @@ abstract contract B20TokenBase {
         mapping(address => uint256) nonces;
     }
 
+    /// "base.b20.asset" (base/base b20_asset/storage.rs): decimals, multiplier (0 reads as WAD),
+    /// used announcement ids, extra metadata; the string keys hash as Solidity's.
     struct AssetExt {
         uint8 decimals;
         uint256 multiplier;
+        mapping(string => bool) usedAnnouncementIds;
+        mapping(string => string) extraMetadata;
     }
 
     struct StablecoinExt {
@@ -264,6 +268,11 @@ abstract contract B20TokenBase {
     /// mint: role, pause, mint-receiver policy (privileged calls too), receiver, supply cap.
     function _mint(address to, uint256 amount) internal {
         _checkRole(MINT_ROLE);
+        _mintUnchecked(to, amount);
+    }
+
+    /// mint without the role check: batchMint's inner mints (base/base b20_asset logic v1.rs).
+    function _mintUnchecked(address to, uint256 amount) internal {
         _requireNotPaused(PausableFeature.MINT);
         Core storage c = _core();
         _requireAuthorized(MINT_RECEIVER_POLICY, _lane(c.mintPolicyIds, 0), to);

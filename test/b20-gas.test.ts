@@ -248,6 +248,14 @@ describe('B20 gas as Base charges it (profile base)', () => {
     })
     const cut = create.slice(0, 10 + 64 * 3) as Hex
     expect(await revertData(node, a, B20_FACTORY_ADDRESS, cut)).toBe(overrun(cut))
+    // Under the factory's shortest call: alloy's type check on the interface's name.
+    const isB20Short = encodeFunctionData({ abi: b20FactoryAbi, functionName: 'isB20', args: [token] }).slice(0, 10 + 8) as Hex
+    expect(await revertData(node, a, B20_FACTORY_ADDRESS, isB20Short)).toBe(
+      concat([
+        isB20Short.slice(0, 10) as Hex,
+        toHex(`type check failed for "IB20FactoryCalls" with data: ${isB20Short.slice(2)}`),
+      ]),
+    )
     // Fewer than four bytes: the zero selector.
     expect(await revertData(node, a, token, '0x1234')).toBe('0x00000000')
     // Value with any selector, a view included: NonPayable(), before any gas is charged.

@@ -12,9 +12,9 @@ import { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { toFunctionSelector } from 'viem'
 import { B20ActivationRegistry, B20Factory, B20PolicyRegistry, B20Token } from '../../../contracts/artifacts.js'
-import { revertCode } from './b20-entry.js'
+import { type B20Kind, revertCode } from './b20-entry.js'
 import { type B20Forks, b20ForkAt, isActivationWrite, REGISTRY_CODES, registryCode } from './b20-forks.js'
-import { B20_GAS_PROBE, type B20Kind, type FrameMessage, installB20Gas } from './b20-gas.js'
+import { B20_GAS_PROBE, type FrameMessage, installB20Gas } from './b20-gas.js'
 
 /** EIP-3541's reserved first byte: no CREATE can leave it, so only the chain itself places it. */
 export const B20_MARKER = Uint8Array.of(0xef)

@@ -6,12 +6,23 @@
 // runs in the frame in place of the implementation, under b20-gas.ts' metering, so it costs nothing.
 import { decodeFunctionData, type Hex, toFunctionSelector, toHex } from 'viem'
 import { B20Factory, B20Token } from '../../../contracts/artifacts.js'
-import type { B20Kind } from './b20-gas.js'
+
+/** What a frame runs: pcnode's implementation of a token, the factory, or a registry. */
+export type B20Kind = 'token' | 'factory' | 'registry'
 
 /** NonPayable(): the token's and the factory's (base/base common/abi/v1.rs, b20_factory/abi/v1.rs). */
 const NON_PAYABLE = Uint8Array.of(0x6f, 0xb1, 0xb0, 0xe9)
 /** alloy-sol-types' Error::Overrun, as Display prints it. */
 const OVERRUN = new TextEncoder().encode('buffer overrun while deserializing')
+/**
+ * SolInterface::abi_decode_validate refuses calldata shorter than the interface's shortest call
+ * (MIN_DATA_LENGTH + 4) with Error::type_check_fail(data, NAME): every factory function takes an
+ * argument, so under 36 bytes; a token has argument-less calls, so never (base/base common/abi/v2.rs
+ * interface_name_is_frozen: the name is on the wire).
+ */
+const FACTORY_MIN = 4 + 32
+const typeCheckFail = (data: Uint8Array) =>
+  new TextEncoder().encode(`type check failed for "IB20FactoryCalls" with data: ${Buffer.from(data).toString('hex')}`)
 
 type Abi = readonly { type: string; name?: string; inputs?: readonly { type: string }[] }[]
 /** Per selector: the head's size, and whether a dynamic argument needs a full decode to check. */
@@ -50,6 +61,9 @@ export function entryRefusal(kind: B20Kind, value: bigint, data: Uint8Array): { 
   const { abi, known } = ABIS[kind]
   const shape = known.get(toHex(data.subarray(0, 4)))
   if (!shape) return undefined
+  if (kind === 'factory' && data.length < FACTORY_MIN) {
+    return { data: Uint8Array.from([...data.subarray(0, 4), ...typeCheckFail(data)]), charged: true }
+  }
   const overrun = { data: Uint8Array.from([...data.subarray(0, 4), ...OVERRUN]), charged: true }
   if (data.length < shape.head) return overrun
   if (!shape.dynamic) return undefined

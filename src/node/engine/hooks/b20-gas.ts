@@ -11,7 +11,7 @@
 // at the start of every transaction; tokens are looked up dynamically and are not warm.
 import { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
-import { entryRefusal, revertCode } from './b20-entry.js'
+import { type B20Kind, entryRefusal, revertCode } from './b20-entry.js'
 import type { OpHandler } from './opcode-wrappers.js'
 
 interface OpcodeInfo {
@@ -57,9 +57,6 @@ interface EvmShape {
   journal: { addAlwaysWarmAddress(address: string): void }
   stateManager: { getCode(address: Address): Promise<Uint8Array> }
 }
-
-/** What a frame runs: pcnode's implementation of a token, the factory, or a registry. */
-export type B20Kind = 'token' | 'factory' | 'registry'
 
 const SLOAD = 0x54
 const SSTORE = 0x55
