@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { type Address, encodeFunctionData, type Hex, parseEther } from 'viem'
 import { entryPoint07Address } from 'viem/account-abstraction'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describeState, summarizeStateFile } from '../src/cli/start-progress.js'
 import { startNode } from '../src/index.js'
 import { ruleBreakerAccountAbi, ruleBreakerAccountBytecode } from './fixtures/rule-breaker.js'
 import { poll, startTestNode, type TestNode, waitForSealed } from './helpers.js'
@@ -58,6 +59,8 @@ describe("the bundler's mempool in the state file", () => {
     const saved = JSON.parse(await readFile(file, 'utf8'))
     expect(saved.userOps).toHaveLength(1)
     expect(saved.userOps[0]).toMatchObject({ hash, entryPoint: entryPoint07Address, status: 'pending' })
+    // What `pcnode start`'s banner says of the file it loads.
+    expect(describeState((await summarizeStateFile(file))!)).toMatch(/accounts, 1 user operation$/)
 
     const second = await startTestNode({ stateFile: file })
     try {

@@ -16,6 +16,8 @@ export interface StateSummary {
   blockNumber?: bigint
   blocks?: number
   accounts?: number
+  /** The bundler's user operations kept with it (its "userOps"). */
+  userOps?: number
 }
 
 /** Files larger than this are not scanned for counts (the node reads them once already). */
@@ -35,7 +37,7 @@ export async function summarizeStateFile(file: string): Promise<StateSummary | u
   }
   const summary: StateSummary = { file, bytes }
   const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Number.POSITIVE_INFINITY })
-  let section: 'accounts' | 'blocks' | 'other' = 'other'
+  let section: 'accounts' | 'blocks' | 'userOps' | 'other' = 'other'
   let first = true
   try {
     for await (const line of lines) {
@@ -51,9 +53,11 @@ export async function summarizeStateFile(file: string): Promise<StateSummary | u
       }
       if (line === '"accounts":{') section = 'accounts'
       else if (line === '"blocks":[') section = 'blocks'
-      else if (/^[}\]],?$/.test(line) || line.startsWith('"pool"')) section = 'other'
+      else if (line === '"userOps":[') section = 'userOps'
+      else if (/^[}\]]+,?$/.test(line) || line.startsWith('"pool"')) section = 'other'
       else if (section === 'accounts') summary.accounts = (summary.accounts ?? 0) + 1
       else if (section === 'blocks') summary.blocks = (summary.blocks ?? 0) + 1
+      else if (section === 'userOps') summary.userOps = (summary.userOps ?? 0) + 1
     }
   } catch {
     // Unreadable here: the node's own load says why.
@@ -87,6 +91,7 @@ export function describeState(s: StateSummary): string {
     s.blockNumber !== undefined ? `head block ${s.blockNumber}` : undefined,
     s.blocks !== undefined ? `${s.blocks.toLocaleString('en-US')} blocks` : undefined,
     s.accounts !== undefined ? `${s.accounts.toLocaleString('en-US')} accounts` : undefined,
+    s.userOps ? `${s.userOps.toLocaleString('en-US')} user operation${s.userOps > 1 ? 's' : ''}` : undefined,
   ].filter(Boolean)
   return counts.length ? `${parts[0]}: ${counts.join(', ')}` : parts[0]
 }
