@@ -5,6 +5,7 @@
 // Policies"; base/base activation/storage.rs set_admin, dispatch.rs).
 import {
   type Address,
+  concat,
   decodeEventLog,
   encodeAbiParameters,
   encodeErrorResult,
@@ -285,6 +286,92 @@ describe('Cobalt on a chain Denim from genesis (profile base)', () => {
       { [probe]: { code } },
     ])
     expect(answer.result).toBe('0xbeaba5b7')
+  })
+})
+
+/**
+ * Base's golden snapshots of the PolicyRegistry at Cobalt (base/base precompiles
+ * tests/b20_policy_v2_golden.rs): keccak256 of the registry's events (topics, data) in order, then
+ * its storage words (slot, value) sorted by slot, after the same calls from ADMIN = 0xAD…AD.
+ */
+describe("the PolicyRegistry against Base's golden snapshots", () => {
+  const node = useTestNode({ profile: 'base' })
+  const ADMIN = `0x${'ad'.repeat(20)}` as Address
+  const ALICE = `0x${'a1'.repeat(20)}` as Address
+  const BOB = `0x${'b0'.repeat(20)}` as Address
+
+  /** Runs `calls` from ADMIN on a fresh registry and returns the snapshot hash; the chain is put back after. */
+  async function snapshot(calls: Array<[string, readonly unknown[]]>): Promise<Hex> {
+    const saved = (await node.rpc('evm_snapshot')).result
+    try {
+      await node.rpc('anvil_impersonateAccount', [ADMIN])
+      await node.rpc('anvil_setBalance', [ADMIN, toHex(10n ** 18n)])
+      const logs: Hex[] = []
+      const words = new Map<bigint, bigint>()
+      for (const [name, args] of calls) {
+        const sent = await node.rpc('eth_sendTransaction', [
+          { from: ADMIN, to: POLICY_REGISTRY_ADDRESS, data: policyCall(name, args), gas: toHex(1_000_000n) },
+        ])
+        const receipt = await waitForSealed(node, sent.result)
+        expect(receipt.status).toBe('success')
+        for (const log of receipt.logs) {
+          if (log.address.toLowerCase() === POLICY_REGISTRY_ADDRESS) logs.push(...log.topics, log.data)
+        }
+        // Every word the call wrote: prestateTracer's diff (a slot cleared to zero leaves the map).
+        const trace = await node.rpc('debug_traceTransaction', [
+          sent.result,
+          { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+        ])
+        const key = Object.keys(trace.result.post).find((a) => a.toLowerCase() === POLICY_REGISTRY_ADDRESS)
+        const before = Object.keys(trace.result.pre).find((a) => a.toLowerCase() === POLICY_REGISTRY_ADDRESS)
+        for (const slot of Object.keys((before && trace.result.pre[before].storage) ?? {})) words.delete(BigInt(slot))
+        for (const [slot, value] of Object.entries((key && trace.result.post[key].storage) ?? {})) {
+          words.set(BigInt(slot), BigInt(value as string))
+        }
+      }
+      const sorted = [...words].sort((x, y) => (x[0] < y[0] ? -1 : 1))
+      return keccak256(
+        concat([...logs, ...sorted.flatMap(([slot, value]) => [toHex(slot, { size: 32 }), toHex(value, { size: 32 })])]),
+      )
+    } finally {
+      await node.rpc('anvil_stopImpersonatingAccount', [ADMIN])
+      await node.rpc('evm_revert', [saved])
+    }
+  }
+
+  // The ALLOWLISTs the cases create, in order (the counter starts at 2 on a fresh registry).
+  const [A, B, C] = [(1n << 56n) | 2n, (1n << 56n) | 3n, (1n << 56n) | 4n]
+  it('create_blocklist', async () => {
+    expect(await snapshot([['createPolicy', [ADMIN, BLOCKLIST]]])).toBe(
+      '0x5ff0dab60b6daec34cbc6135f09097ddbbe31c6f662d4cdd9c6c4c7b5a589556',
+    )
+  })
+
+  it('create_composite_union', async () => {
+    expect(
+      await snapshot([
+        ['createPolicy', [ADMIN, ALLOWLIST]],
+        ['createPolicy', [ADMIN, ALLOWLIST]],
+        ['updateAllowlist', [A, true, [ALICE]]],
+        ['updateAllowlist', [B, true, [BOB]]],
+        ['createCompositePolicy', [ADMIN, UNION, [A, B]]],
+      ]),
+    ).toBe('0xf76b88e4cd8e2379cd8fe082a8530e187eca346599b679abb5038aaf62d048ee')
+  })
+
+  it('update_composite', async () => {
+    const union = (2n << 56n) | 5n
+    expect(
+      await snapshot([
+        ['createPolicy', [ADMIN, ALLOWLIST]],
+        ['createPolicy', [ADMIN, ALLOWLIST]],
+        ['createPolicy', [ADMIN, ALLOWLIST]],
+        ['updateAllowlist', [A, true, [ALICE]]],
+        ['updateAllowlist', [C, true, [BOB]]],
+        ['createCompositePolicy', [ADMIN, UNION, [A, B]]],
+        ['updateComposite', [union, [B, C]]],
+      ]),
+    ).toBe('0xfa1912098beb387418d4c28bf4d9cc499f0f2cf8a623e6d57a768bcf062c9094')
   })
 })
 
