@@ -164,6 +164,23 @@ describe('the decoder', () => {
     expect(call?.args[3]).toEqual({ name: 'signature', type: 'bytes', value: '0x1234' })
   })
 
+  it('refuses data whose tails overlap (an ABI bomb) and decodes a canonical one of the same size', () => {
+    const word = (n: number) => n.toString(16).padStart(64, '0')
+    const multicall = toFunctionSelector('multicall(bytes[])')
+    // 4,000 offsets to 4,000 byte strings of 128 kB each, every one starting a word after the last.
+    const n = 4000
+    const length = 128_000
+    let bomb = word(32) + word(n)
+    for (let i = 0; i < n; i++) bomb += word(n * 32 + i * 32)
+    for (let i = 0; i < n + length / 32; i++) bomb += word(length)
+    expect(decoder.decodeCall(`${multicall}${bomb}`)).toBeUndefined()
+    const calls = Array.from({ length: 100 }, (_, i) => `0x${word(i).repeat(40)}` as Hex)
+    const decoded = decoder.decodeCall(encodeFunctionData({ abi: parseAbi(['function multicall(bytes[] data)']), args: [calls] }))
+    expect(decoded?.args[0].items).toHaveLength(50)
+    expect(decoded?.args[0].more).toBe(50)
+    expect(decoded?.args[0].items?.[99 - 50]?.value).toBe(calls[49])
+  })
+
   it('decodes by the ABI of the contract it identifies by code, and gives null-worthy answers otherwise', () => {
     const who = decoder.identify('0x3333333333333333333333333333333333333333', runtime)
     expect(who).toMatchObject({ name: 'Counter', source: 'artifact', file: join('Counter.sol', 'Counter.json') })

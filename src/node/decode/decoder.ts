@@ -11,12 +11,14 @@ import {
   decodeEventLog,
   decodeFunctionData,
   type Hex,
+  hexToBytes,
   toEventSelector,
   toEventSignature,
   toFunctionSelector,
   toFunctionSignature,
 } from 'viem'
 import type { Artifact, ArtifactSet } from './artifacts.js'
+import { withinBudget } from './budget.js'
 import { matches, stripMetadata } from './bytecode-match.js'
 import { type KnownContract, knownContracts, TABLE_ABIS } from './known.js'
 import { type DecodedArg, decodedArgs } from './values.js'
@@ -149,6 +151,7 @@ export class ContractDecoder {
     for (const [candidates, source] of tries) {
       for (const item of candidates ?? []) {
         try {
+          if (!withinBudget(item.inputs, hexToBytes(input).subarray(4))) continue
           const { args } = decodeFunctionData({ abi: [item], data: input })
           return {
             ...names(who),
@@ -179,6 +182,13 @@ export class ContractDecoder {
         // ERC-20's and ERC-721's Transfer share a topic: the count of indexed arguments tells them apart.
         if (item.inputs.filter((p) => p.indexed).length !== topics.length - 1) continue
         try {
+          if (
+            !withinBudget(
+              item.inputs.filter((p) => !p.indexed),
+              hexToBytes(data),
+            )
+          )
+            continue
           const { args } = decodeEventLog({ abi: [item], topics: topics as [Hex, ...Hex[]], data, strict: true })
           const decoded = decodedArgs(item.inputs, args)
           item.inputs.forEach((p, i) => {
