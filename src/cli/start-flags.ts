@@ -32,6 +32,8 @@ const AS_OPTIONS_UNSET = [
   'dataDir',
   'stateInterval',
   'denimTime',
+  'berylTime',
+  'cobaltTime',
   'preconfRequeue',
   'preconfDropNotify',
   'safeLag',

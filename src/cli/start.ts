@@ -140,6 +140,18 @@ export function registerStart(program: Command): void {
         "profile base: when Denim activates, in unix seconds (default: from genesis; a fork of Base: Base's)",
       ).argParser(parseBigInt('Denim time')),
     )
+    .addOption(
+      new Option(
+        '--beryl-time <seconds>',
+        'OP profiles (flashblocks, base): when Beryl (the B20 precompiles) activates, in unix seconds (default: from genesis)',
+      ).argParser(parseBigInt('Beryl time')),
+    )
+    .addOption(
+      new Option(
+        '--cobalt-time <seconds>',
+        "OP profiles: when Cobalt (composite policies, the stored activation admin) activates, in unix seconds (default: Beryl's)",
+      ).argParser(parseBigInt('Cobalt time')),
+    )
     // The OP stack's L1 values (profiles flashblocks and base): what the L1-info deposits carry and the L1 data fee uses.
     .addOption(
       bigintOption(
