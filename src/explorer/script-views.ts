@@ -72,11 +72,11 @@ function decodedText(d, name) { return name + '(' + d.args.map(function (a) { re
 function decodedNode(d, name, cls) {
   return el(cls ? 'div' : 'span', { 'class': cls, 'data-source': d.source, title: d.signature }, [decodedText(d, name)]);
 }
-/** Each call frame's function (the first 200 frames, breadth first), as frame.decoded. */
-var MAX_FRAMES = 200;
+/** Each call frame's function (the first MAX_DECODED frames, breadth first), as frame.decoded. */
+var MAX_DECODED = 200; // frames of a call tree, logs of a receipt
 async function decodeFrames(root) {
   var frames = [], queue = [root];
-  while (queue.length && frames.length < MAX_FRAMES) { var f = queue.shift(); frames.push(f); (f.calls || []).forEach(function (c) { queue.push(c); }); }
+  while (queue.length && frames.length < MAX_DECODED) { var f = queue.shift(); frames.push(f); (f.calls || []).forEach(function (c) { queue.push(c); }); }
   await Promise.all(frames.map(async function (f) {
     if (f.to && f.input && f.input.length >= 10 && f.type.indexOf('CREATE') < 0) f.decoded = await maybe('pcnode_decodeCall', [{ to: f.to, input: f.input }]);
   }));
@@ -161,7 +161,8 @@ async function showTx(hash) {
   if (receipt && receipt.status !== '0x1') nodes.push(el('p', { 'class': 'reason', id: 'revert-reason' }, ['Revert reason: ' + await revertReason(tx, receipt, trace)]));
   if (receipt && receipt.logs.length) {
     nodes.push(el('h3', null, ['Logs (' + receipt.logs.length + ')']));
-    var decodedLogs = await Promise.all(receipt.logs.map(function (l) { return maybe('pcnode_decodeLog', [{ address: l.address, topics: l.topics, data: l.data }]); }));
+    // A receipt past MAX_DECODED logs shows the rest raw.
+    var decodedLogs = await Promise.all(receipt.logs.slice(0, MAX_DECODED).map(function (l) { return maybe('pcnode_decodeLog', [{ address: l.address, topics: l.topics, data: l.data }]); }));
     receipt.logs.forEach(function (l, i) {
       var d = decodedLogs[i];
       nodes.push(el('div', { 'class': 'log mono' }, [link('address/' + l.address, l.address), d && d.contract ? el('span', { 'class': 'muted' }, [' ' + d.contract]) : null,
