@@ -61,7 +61,7 @@ export interface OpStagesParts {
   receipt(txHash: Uint8Array): IncludedTx | undefined
   /** Whether a transaction still waits (in the pool, or in a block not yet shown). */
   waiting(txHash: Uint8Array): boolean
-  /** Whether the bundler's mempool still holds the op (debug_bundler_clearState forgets them all). */
+  /** Whether the bundler's mempool still holds the op (debug_bundler_clearState and clearMempool forget them all). */
   held(hash: Hex): boolean
 }
 
@@ -224,7 +224,7 @@ export class OpStages {
       return { status: 'dropped', ...known, reason: 'its bundle is no longer on the chain nor waiting', times }
     }
     if (!this.parts.held(hash)) {
-      return { status: 'dropped', ...known, reason: 'no longer in the mempool (debug_bundler_clearState)', times }
+      return { status: 'dropped', ...known, reason: 'no longer in the mempool (debug_bundler_clearState or clearMempool)', times }
     }
     return { status: 'pending', ...known, times }
   }
