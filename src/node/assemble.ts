@@ -83,8 +83,9 @@ export async function assemble(input: NodeOptions, connected?: Fork): Promise<No
   // not thrown past an upgrade by the wall clock.
   if (fork) clock.rebase(fork.timestamp)
   const producer = new BlockProducer(engine, chain, events, opStack, clock)
-  // A local chain that starts before Beryl gets its precompiles in Beryl's first block; a fork keeps the upstream's.
-  if (!fork) producer.berylUpgrades = b20
+  // A dev chain that starts before Beryl gets its precompiles in Beryl's first block; a fork keeps
+  // the upstream's, a --genesis chain its file's.
+  if (!fork && !engine.genesisFile) producer.berylUpgrades = b20
   const sequencer = new Sequencer(engine, chain, pool, producer, events, options, logError)
   if (denimTime !== undefined) sequencer.crossesDenim()
   // What enters the pool (or the deposit queue) is announced once, then the sequencer hears of it
