@@ -11,6 +11,11 @@ import {B20_FACTORY, IPolicyCheck, POLICY_REGISTRY, revertUnknownSelector} from 
 import {B20TokenAsset} from './B20TokenAsset.sol';
 
 contract B20Token is B20TokenAsset {
+    /// This code is Denim's logic; B20TokenForks.sol holds Beryl's and Cobalt's.
+    function _fork() internal pure virtual override returns (uint8) {
+        return DENIM;
+    }
+
     // ---------------------------------------------------------------- creation (factory only)
 
     function b20Initialize(string calldata name_, string calldata symbol_, uint8 decimals_, string calldata currency_)

@@ -68,9 +68,11 @@ describe('B20 Asset extras (profile base)', () => {
     )
 
     const updated = await send(0, token, call('updateMultiplier', [(3n * WAD) / 2n]))
+    // From Cobalt (this chain is Denim's) the failsafe reports old and new multipliers and its block's time.
+    const updatedAt = (await node.publicClient.getBlock({ blockNumber: updated.blockNumber })).timestamp
     expect(decodeEventLog({ abi: b20Abi, ...updated.logs[0] })).toEqual({
-      eventName: 'MultiplierUpdated',
-      args: { multiplier: (3n * WAD) / 2n },
+      eventName: 'UIMultiplierUpdated',
+      args: { oldMultiplier: WAD, newMultiplier: (3n * WAD) / 2n, effectiveAtTimestamp: updatedAt },
     })
     expect(BigInt(await slot(token, ASSET_ROOT + 1n))).toBe((3n * WAD) / 2n)
     expect(await read('scaledBalanceOf', [c])).toBe(30n)
@@ -106,13 +108,17 @@ describe('B20 Asset extras (profile base)', () => {
     ])
     const inner = [call('mint', [b, 5n]), call('updateMultiplier', [2n * WAD])]
     const announced = await send(0, token, call('announce', [inner, 'split-1', 'Two for one', 'https://example.com/split']))
+    const announcedAt = (await node.publicClient.getBlock({ blockNumber: announced.blockNumber })).timestamp
     expect(announced.logs.map((l) => decodeEventLog({ abi: b20Abi, ...l }))).toEqual([
       {
         eventName: 'Announcement',
         args: { caller: a, id: 'split-1', description: 'Two for one', uri: 'https://example.com/split' },
       },
       { eventName: 'Transfer', args: { from: '0x0000000000000000000000000000000000000000', to: b, amount: 5n } },
-      { eventName: 'MultiplierUpdated', args: { multiplier: 2n * WAD } },
+      {
+        eventName: 'UIMultiplierUpdated',
+        args: { oldMultiplier: WAD, newMultiplier: 2n * WAD, effectiveAtTimestamp: announcedAt },
+      },
       { eventName: 'EndAnnouncement', args: { id: 'split-1' } },
     ])
     expect(

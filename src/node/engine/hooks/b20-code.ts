@@ -11,7 +11,14 @@
 import { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { toFunctionSelector } from 'viem'
-import { B20ActivationRegistry, B20Factory, B20PolicyRegistry, B20Token } from '../../../contracts/artifacts.js'
+import {
+  B20ActivationRegistry,
+  B20Factory,
+  B20PolicyRegistry,
+  B20Token,
+  B20TokenBeryl,
+  B20TokenCobalt,
+} from '../../../contracts/artifacts.js'
 import { type B20Kind, revertCode } from './b20-entry.js'
 import { type B20Forks, b20ForkAt, isActivationWrite, REGISTRY_CODES, registryCode } from './b20-forks.js'
 import { B20_GAS_PROBE, type FrameMessage, installB20Gas } from './b20-gas.js'
@@ -27,7 +34,8 @@ const SINGLETONS = new Map<string, Uint8Array>([
   ['8453000000000000000000000000000000000001', hex(B20ActivationRegistry.deployedBytecode)],
   ['8453000000000000000000000000000000000002', hex(B20PolicyRegistry.deployedBytecode)],
 ])
-const TOKEN = hex(B20Token.deployedBytecode)
+/** The token's logic at Beryl, Cobalt and Denim (B20TokenForks.sol), by b20ForkAt's index. */
+const TOKENS = [B20TokenBeryl, B20TokenCobalt, B20Token].map((c) => hex(c.deployedBytecode))
 
 const ACTIVATION_REGISTRY = '8453000000000000000000000000000000000001'
 const ACTIVATION_ADDRESS = new Address(Buffer.from(ACTIVATION_REGISTRY, 'hex'))
@@ -47,7 +55,7 @@ const STATIC_REFUSAL = hex('0x63beaba5b76000526004601cfd')
 
 /** Which code is pcnode's implementation of what (b20-gas.ts meters the frames that run it). */
 const KINDS = new WeakMap<Uint8Array, B20Kind>([
-  [TOKEN, 'token'],
+  ...TOKENS.map((code): [Uint8Array, B20Kind] => [code, 'token']),
   [SINGLETONS.get(FACTORY) as Uint8Array, 'factory'],
   [SINGLETONS.get(ACTIVATION_REGISTRY) as Uint8Array, 'registry'],
   [SINGLETONS.get('8453000000000000000000000000000000000002') as Uint8Array, 'registry'],
@@ -125,9 +133,10 @@ export function installB20Code(vm: VM, forks: B20Forks): void {
         message.code = STATIC_REFUSAL
         return
       }
-      const implementation = registryCode(key, fork) ?? SINGLETONS.get(key) ?? (isB20TokenAddress(address) ? TOKEN : undefined)
+      const token = TOKENS[fork]
+      const implementation = registryCode(key, fork) ?? SINGLETONS.get(key) ?? (isB20TokenAddress(address) ? token : undefined)
       // A created token's creation entry point is an unknown selector, as on Base.
-      if (implementation === TOKEN && selector === INITIALIZE) {
+      if (implementation === token && selector === INITIALIZE) {
         const refusal = revertCode(message.data?.subarray(0, 4) ?? new Uint8Array(0))
         KINDS.set(refusal, 'token')
         message.code = refusal
@@ -146,7 +155,7 @@ export function installB20Code(vm: VM, forks: B20Forks): void {
       const account = await evm.stateManager.getAccount(message.codeAddress)
       message.b20SetCodeGas = DEPOSIT_GAS + (account === undefined || account.isEmpty() ? NEW_ACCOUNT_GAS : 0n)
       await evm.stateManager.putCode(message.codeAddress, B20_MARKER)
-      message.code = TOKEN
+      message.code = TOKENS[fork]
       return
     }
     // A singleton without the marker on a Beryl chain (a fork of Base, whose factory holds no code
