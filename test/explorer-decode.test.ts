@@ -2,7 +2,7 @@
 // --artifacts (a Foundry-style out/ directory, test/fixtures/forge-out: scripts/compile-artifact-fixture.mjs):
 // an ERC-4337 bundle's handleOps with each op's fields named, a Permit2 permit (a struct in a struct) and its
 // Permit event, an unknown contract's transfer and Transfer through the 4-byte table, and a contract deployed
-// from the artifact named as such with its own function and event decoded. The page logs no error and makes
+// from the artifact named as such with its own function, event and custom error decoded. The page logs no error and makes
 // no request beyond the node. `pcnode start --artifacts` prints the directory in its banner.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib.)
 import { join } from 'node:path'
@@ -188,7 +188,7 @@ describe.skipIf(skipReason !== undefined)(`decoding on the explorer page${skipRe
     )
   }, 90_000)
 
-  it('names a contract deployed from an artifact and decodes its calls and events with its ABI', async () => {
+  it('names a contract deployed from an artifact and decodes its calls, events and errors with its ABI', async () => {
     const wallet = node.wallet(7)
     const deploy = await wallet.deployContract({ abi: counterAbi, bytecode: counterBytecode, args: [7n] })
     const counter = (await node.publicClient.waitForTransactionReceipt({ hash: deploy })).contractAddress as Hex
@@ -203,6 +203,17 @@ describe.skipIf(skipReason !== undefined)(`decoding on the explorer page${skipRe
       `increased(by: ${node.accounts[7].address}, newcount: 10)`.toLowerCase(),
     )
     expect(await page.textContent('#view .log .muted')).toBe(' Counter')
+    // A custom error of the artifact's ABI as the revert reason.
+    const failing = await wallet.writeContract({
+      address: counter,
+      abi: counterAbi,
+      functionName: 'failCustomIfAbove',
+      args: [5n],
+      gas: 100_000n,
+    })
+    expect((await node.publicClient.waitForTransactionReceipt({ hash: failing })).status).toBe('reverted')
+    await openTx(failing)
+    await waitForText('#revert-reason', /^Revert reason: CountAbove\(count: 10, limit: 5\)$/)
     // The creation names what it created, and the address page the contract.
     await openTx(deploy)
     await waitForText('[data-field="Contract"]', /^Counter \(Counter\.sol\/Counter\.json\)$/)

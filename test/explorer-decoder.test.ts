@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   encodeAbiParameters,
+  encodeErrorResult,
   encodeEventTopics,
   encodeFunctionData,
   erc20Abi,
@@ -18,6 +19,7 @@ import {
   toEventSelector,
   toFunctionSelector,
 } from 'viem'
+import { formatAbiItem } from 'viem/utils'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PERMIT2_TEMPLATE } from '../src/contracts/preinstalls.js'
 import { ARTIFACT_LIMITS, parseArtifact, readArtifacts } from '../src/node/decode/artifacts.js'
@@ -201,10 +203,11 @@ describe('the decoder', () => {
 })
 
 describe("Permit2's ABI", () => {
-  it('names functions and events the preinstalled Permit2 has', () => {
+  it('names functions, events and errors the preinstalled Permit2 has', () => {
     for (const item of permit2Abi) {
       if (item.type === 'function') expect(PERMIT2_TEMPLATE, item.name).toContain(`63${toFunctionSelector(item).slice(2)}`)
       if (item.type === 'event') expect(PERMIT2_TEMPLATE, item.name).toContain(`7f${toEventSelector(item).slice(2)}`)
+      if (item.type === 'error') expect(PERMIT2_TEMPLATE, item.name).toContain(toFunctionSelector(formatAbiItem(item)).slice(2))
     }
   })
 })
@@ -263,6 +266,29 @@ describe('pcnode_decodeCall, pcnode_decodeLog and pcnode_identifyContract', () =
       source: 'artifact',
       function: 'increase',
     })
+    // A custom error by the artifact's ABI through the proxy, a panic and Permit2's errors by the table.
+    const above = encodeErrorResult({ abi: counterAbi, errorName: 'CountAbove', args: [10n, 5n] })
+    expect((await node.rpc('pcnode_decodeError', [{ to: proxy, data: above }])).result).toMatchObject({
+      implementation: 'Counter',
+      source: 'artifact',
+      error: 'CountAbove',
+      signature: 'CountAbove(uint256,uint256)',
+      args: [
+        { name: 'count', value: '10' },
+        { name: 'limit', value: '5' },
+      ],
+    })
+    const panic = encodeErrorResult({ abi: parseAbi(['error Panic(uint256)']), errorName: 'Panic', args: [0x11n] })
+    expect((await node.rpc('pcnode_decodeError', [{ data: panic }])).result).toMatchObject({
+      error: 'Panic',
+      args: [{ value: '17' }],
+    })
+    const expired = encodeErrorResult({ abi: permit2Abi, errorName: 'SignatureExpired', args: [9n] })
+    expect((await node.rpc('pcnode_decodeError', [{ to: PERMIT2, data: expired }])).result).toMatchObject({
+      contract: 'Permit2',
+      source: 'known',
+      error: 'SignatureExpired',
+    })
     for (const [method, params] of [
       ['pcnode_decodeCall', []],
       ['pcnode_decodeCall', ['0x12']],
@@ -271,6 +297,7 @@ describe('pcnode_decodeCall, pcnode_decodeLog and pcnode_identifyContract', () =
       ['pcnode_decodeLog', [{ address: PERMIT2, topics: Array(5).fill(topics[0]) }]],
       ['pcnode_decodeLog', [{ address: PERMIT2, topics: ['0x12'] }]],
       ['pcnode_identifyContract', ['0x12']],
+      ['pcnode_decodeError', [{ to: PERMIT2 }]],
     ] as const) {
       expect((await node.rpc(method, [...params])).error?.code, `${method} ${JSON.stringify(params)}`).toBe(-32602)
     }

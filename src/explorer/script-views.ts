@@ -42,9 +42,12 @@ function callTree(frame) {
   return li;
 }
 
-/** Why a reverted transaction reverted: the tracer's decoded reason, else eth_call's replay error. */
+/** Why a reverted transaction reverted: the tracer's decoded reason, the node's decoding of its revert data, else eth_call's replay error. */
 async function revertReason(tx, receipt, trace) {
   if (trace && trace.revertReason) return trace.revertReason;
+  // A custom error (or a panic) the node decodes: the contract's ABI, else the table.
+  var custom = trace && trace.output && trace.output.length >= 10 ? await maybe('pcnode_decodeError', [{ to: tx.to, data: trace.output }]) : undefined;
+  if (custom) return decodedText(custom, custom.error);
   try {
     var at = '0x' + (BigInt(receipt.blockNumber) - 1n).toString(16);
     await rpc('eth_call', [{ from: tx.from, to: tx.to, data: tx.input, value: tx.value, gas: tx.gas }, at]);

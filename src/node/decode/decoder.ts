@@ -1,5 +1,6 @@
-// Names contracts and decodes calls and logs for the explorer (pcnode_decodeCall, pcnode_decodeLog,
-// pcnode_identifyContract), with viem's decodeFunctionData and decodeEventLog. A contract is known by
+// Names contracts and decodes calls, revert data and logs for the explorer (pcnode_decodeCall,
+// pcnode_decodeError, pcnode_decodeLog, pcnode_identifyContract), with viem's decodeAbiParameters
+// (after the selector, as decodeFunctionData and decodeErrorResult do) and decodeEventLog. A contract is known by
 // its runtime code when it is one of the user's artifacts (--artifacts), else by its address when
 // pcnode put it in the genesis; its ABI decodes first, then (a proxy) its implementation's, and any
 // selector or topic neither knows goes to the 4-byte table (signatures.ts, then every ABI pcnode has).
@@ -8,15 +9,15 @@ import {
   type Abi,
   type AbiEvent,
   type AbiFunction,
+  decodeAbiParameters,
   decodeEventLog,
-  decodeFunctionData,
   type Hex,
   hexToBytes,
   toEventSelector,
   toEventSignature,
   toFunctionSelector,
-  toFunctionSignature,
 } from 'viem'
+import { formatAbiItem } from 'viem/utils'
 import type { Artifact, ArtifactSet } from './artifacts.js'
 import { withinBudget } from './budget.js'
 import { matches, stripMetadata } from './bytecode-match.js'
@@ -49,6 +50,15 @@ export interface DecodedCall {
   args: DecodedArg[]
 }
 
+export interface DecodedError {
+  contract?: string
+  implementation?: string
+  source: DecodeSource
+  error: string
+  signature: string
+  args: DecodedArg[]
+}
+
 export interface DecodedLog {
   contract?: string
   implementation?: string
@@ -58,14 +68,21 @@ export interface DecodedLog {
   args: DecodedArg[]
 }
 
+type AbiError = Extract<Abi[number], { type: 'error' }>
+
 /** Code hashes remembered with what they matched; cleared when full. */
 const MAX_CACHED = 4096
 
 const sha256 = (code: Uint8Array) => createHash('sha256').update(code).digest('hex')
 
 /** Selector or topic → the ABI items that carry it, in the order the ABIs were given. */
-function index(abis: readonly Abi[]): { functions: Map<string, AbiFunction[]>; events: Map<string, AbiEvent[]> } {
+function index(abis: readonly Abi[]): {
+  functions: Map<string, AbiFunction[]>
+  errors: Map<string, AbiError[]>
+  events: Map<string, AbiEvent[]>
+} {
   const functions = new Map<string, AbiFunction[]>()
+  const errors = new Map<string, AbiError[]>()
   const events = new Map<string, AbiEvent[]>()
   const add = <T>(map: Map<string, T[]>, key: string, item: T) => map.set(key, [...(map.get(key) ?? []), item])
   for (const abi of abis) {
@@ -73,11 +90,12 @@ function index(abis: readonly Abi[]): { functions: Map<string, AbiFunction[]>; e
       // An artifact's item viem cannot sign (a malformed type) is left out, not thrown.
       try {
         if (item.type === 'function') add(functions, toFunctionSelector(item), item)
+        else if (item.type === 'error') add(errors, toFunctionSelector(formatAbiItem(item)), item)
         else if (item.type === 'event' && !item.anonymous) add(events, toEventSelector(item), item)
       } catch {}
     }
   }
-  return { functions, events }
+  return { functions, errors, events }
 }
 
 type Index = ReturnType<typeof index>
@@ -139,27 +157,36 @@ export class ContractDecoder {
 
   /** A call's input decoded: by the contract's ABI, else by the 4-byte table. */
   decodeCall(input: Hex, who?: ContractIdentity): DecodedCall | undefined {
-    if (input.length < 10) return undefined
-    const selector = input.slice(0, 10).toLowerCase()
-    const tries: [AbiFunction[] | undefined, DecodeSource][] = [
-      ...this.own(who).map(([abi, source]): [AbiFunction[] | undefined, DecodeSource] => [
-        this.indexOf(abi).functions.get(selector),
+    const found = this.bySelector('functions', input, who)
+    return (
+      found && { ...names(who), source: found.source, function: found.item.name, signature: found.signature, args: found.args }
+    )
+  }
+
+  /** Revert data decoded: a custom error of the contract's ABI, else of the table (Error, Panic, …). */
+  decodeError(data: Hex, who?: ContractIdentity): DecodedError | undefined {
+    const found = this.bySelector('errors', data, who)
+    return found && { ...names(who), source: found.source, error: found.item.name, signature: found.signature, args: found.args }
+  }
+
+  private bySelector(kind: 'functions' | 'errors', data: Hex, who: ContractIdentity | undefined) {
+    if (data.length < 10) return undefined
+    const selector = data.slice(0, 10).toLowerCase()
+    const tries: [(AbiFunction | AbiError)[] | undefined, DecodeSource][] = [
+      ...this.own(who).map(([abi, source]): [(AbiFunction | AbiError)[] | undefined, DecodeSource] => [
+        this.indexOf(abi)[kind].get(selector),
         source,
       ]),
-      [this.table.functions.get(selector), 'signature'],
+      [this.table[kind].get(selector), 'signature'],
     ]
+    const body = hexToBytes(data).subarray(4)
     for (const [candidates, source] of tries) {
       for (const item of candidates ?? []) {
         try {
-          if (!withinBudget(item.inputs, hexToBytes(input).subarray(4))) continue
-          const { args } = decodeFunctionData({ abi: [item], data: input })
-          return {
-            ...names(who),
-            source,
-            function: item.name,
-            signature: toFunctionSignature(item),
-            args: decodedArgs(item.inputs, args ?? []),
-          }
+          if (!withinBudget(item.inputs, body)) continue
+          const values = decodeAbiParameters(item.inputs, body)
+          const signature = formatAbiItem(item).replace(/^(function|error) /, '')
+          return { item, source, signature, args: decodedArgs(item.inputs, values) }
         } catch {}
       }
     }

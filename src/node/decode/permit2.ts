@@ -37,4 +37,16 @@ export const permit2Abi = parseAbi([
   'event NonceInvalidation(address indexed owner, address indexed token, address indexed spender, uint48 newNonce, uint48 oldNonce)',
   // EIP712
   'function DOMAIN_SEPARATOR() view returns (bytes32)',
+  // Its errors (PermitErrors, SignatureVerification, IAllowanceTransfer, ISignatureTransfer)
+  'error SignatureExpired(uint256 signatureDeadline)',
+  'error InvalidNonce()',
+  'error InvalidSignatureLength()',
+  'error InvalidSignature()',
+  'error InvalidSigner()',
+  'error InvalidContractSignature()',
+  'error AllowanceExpired(uint256 deadline)',
+  'error InsufficientAllowance(uint256 amount)',
+  'error ExcessiveInvalidation()',
+  'error InvalidAmount(uint256 maxAmount)',
+  'error LengthMismatch()',
 ])

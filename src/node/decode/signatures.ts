@@ -9,6 +9,9 @@
 import { erc20Abi, erc721Abi, erc1155Abi, erc4626Abi, parseAbi } from 'viem'
 
 const COMMON = parseAbi([
+  // Solidity's require / revert reason and its panics
+  'error Error(string message)',
+  'error Panic(uint256 code)',
   // ERC-2612 and ERC-165
   'function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)',
   'function nonces(address owner) view returns (uint256)',

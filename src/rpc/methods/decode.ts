@@ -1,5 +1,5 @@
-// The explorer's decoding, served by the node (docs/explorer.md): pcnode_decodeCall, pcnode_decodeLog
-// and pcnode_identifyContract, read-only. The node knows what the page cannot (the user's --artifacts
+// The explorer's decoding, served by the node (docs/explorer.md): pcnode_decodeCall, pcnode_decodeError,
+// pcnode_decodeLog and pcnode_identifyContract, read-only. The node knows what the page cannot (the user's --artifacts
 // and which deployed code matches one) and decodes with viem, so the page carries no ABI decoder.
 // Each answers null for what it cannot decode or name.
 
@@ -52,6 +52,18 @@ export const decodeMethods: MethodGroup = (node: DevNode) => {
       const ref = parseBlockRef(params[1])
       const who = call.to === undefined || call.to === null ? undefined : await identify(parseAddress(call.to, 'to'), ref)
       return decoder.decodeCall(input, who) ?? null
+    },
+    /** [{ to?, data }, block?]: revert data decoded (a custom error, Error, Panic), or null. */
+    pcnode_decodeError: async (params) => {
+      expectArgs(params, 1, 2)
+      const revert = params[0]
+      if (!isObject(revert)) throw invalidParams('invalid argument 0: expected an object { to, data }')
+      const data = toData(parseData(revert.data, 'data')) as Hex
+      const who =
+        revert.to === undefined || revert.to === null
+          ? undefined
+          : await identify(parseAddress(revert.to, 'to'), parseBlockRef(params[1]))
+      return decoder.decodeError(data, who) ?? null
     },
     /** [{ address, topics, data }, block?]: the log decoded, or null. */
     pcnode_decodeLog: async (params) => {
