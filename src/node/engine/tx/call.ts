@@ -66,7 +66,7 @@ export function callTransaction(common: Common, req: CallRequest, gas: bigint, n
     fields.maxPriorityFeePerGas = req.maxPriorityFeePerGas ?? 0n
     fields.maxFeePerBlobGas = req.maxFeePerBlobGas ?? 0n
     fields.blobVersionedHashes = req.blobVersionedHashes as never
-    tx = createBlob4844Tx(fields as never, { common: txCommon(withKzg(common)), freeze: false })
+    tx = createBlob4844Tx(fields as never, { common: txCommon(common), freeze: false })
   } else if (req.gasPrice !== undefined && req.maxFeePerGas === undefined) {
     fields.gasPrice = req.gasPrice
     fields.type = req.accessList ? 1 : 0
@@ -103,25 +103,4 @@ export function callRecord(
   if (raw.nonce !== undefined) (tx as { nonce: bigint }).nonce = raw.nonce
   const encoded = tx.serialize()
   return recordOf(tx, encoded, ctx.keccak(encoded), req.from ?? ZERO_ADDRESS)
-}
-
-const kzgCommons = new WeakMap<Common, Common>()
-
-/**
- * ethereumjs builds no blob transaction without a KZG backend, even one that carries only
- * versioned hashes (all a call has). A copy of the common with a stub that is never reached
- * without blobs, unless the engine already has a real one.
- */
-function withKzg(common: Common): Common {
-  if (common.customCrypto.kzg) return common
-  let copy = kzgCommons.get(common)
-  if (!copy) {
-    const unavailable = () => {
-      throw new Error('KZG is not available for calls')
-    }
-    copy = common.copy()
-    ;(copy as { customCrypto: unknown }).customCrypto = { ...common.customCrypto, kzg: new Proxy({}, { get: () => unavailable }) }
-    kzgCommons.set(common, copy)
-  }
-  return copy
 }
