@@ -7,7 +7,7 @@
 // (page callbacks run in the browser; this file is type-checked without the DOM lib.)
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { createWalletClient, type Hex, http, parseEther } from 'viem'
+import { createWalletClient, encodeFunctionData, type Hex, http, parseEther } from 'viem'
 import { createBundlerClient, toSimple7702SmartAccount } from 'viem/account-abstraction'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -112,8 +112,9 @@ describe.skipIf(skipReason !== undefined)(`decoding on the explorer page${skipRe
     // The call tree names each frame's function: the bundle, the account's validation and its execution.
     const frames = await page.$$eval('#call-tree .fn', (nodes) => nodes.map((n) => n.textContent))
     expect(frames[0]).toBe(' · EntryPoint_v080.handleOps')
-    expect(frames).toContain(' · validateUserOp')
-    expect(frames).toContain(' · execute')
+    // The account is an EIP-7702 delegation to Simple7702Account, which pcnode preinstalls.
+    expect(frames).toContain(' · EIP-7702 account.validateUserOp')
+    expect(frames).toContain(' · EIP-7702 account.execute')
     const logs = await page.$$eval('#view .log .decoded', (nodes) => nodes.map((n) => n.textContent))
     expect(logs).toContainEqual(
       expect.stringMatching(new RegExp(`^UserOperationEvent\\(userOpHash: ${op}, sender: ${owner.address}, `, 'i')),
@@ -204,11 +205,9 @@ describe.skipIf(skipReason !== undefined)(`decoding on the explorer page${skipRe
     )
     expect(await page.textContent('#view .log .muted')).toBe(' Counter')
     // A custom error of the artifact's ABI as the revert reason.
-    const failing = await wallet.writeContract({
-      address: counter,
-      abi: counterAbi,
-      functionName: 'failCustomIfAbove',
-      args: [5n],
+    const failing = await wallet.sendTransaction({
+      to: counter,
+      data: encodeFunctionData({ abi: counterAbi, functionName: 'failCustomIfAbove', args: [5n] }),
       gas: 100_000n,
     })
     expect((await node.publicClient.waitForTransactionReceipt({ hash: failing })).status).toBe('reverted')

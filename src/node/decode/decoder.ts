@@ -34,12 +34,14 @@ export interface ContractIdentity {
   /** The artifact's file, relative to the --artifacts directory. */
   file?: string
   abi?: Abi
-  /** An EIP-1967 proxy's implementation, when the node names it. */
+  /** An EIP-1967 proxy's implementation, or an EIP-7702 account's delegate, when the node names it. */
   implementation?: ContractIdentity
 }
 
 /** What names an EIP-1967 proxy whose own code the node does not know. */
 export const UNKNOWN_PROXY = 'ERC-1967 proxy'
+/** What names an EIP-7702 account, delegating to code the node names. */
+export const DELEGATED_ACCOUNT = 'EIP-7702 account'
 
 export interface DecodedCall {
   contract?: string

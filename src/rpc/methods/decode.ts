@@ -4,7 +4,7 @@
 // Each answers null for what it cannot decode or name.
 
 import { artifactsIn } from '../../node/decode/artifacts.js'
-import { ContractDecoder, type ContractIdentity, UNKNOWN_PROXY } from '../../node/decode/decoder.js'
+import { ContractDecoder, type ContractIdentity, DELEGATED_ACCOUNT, UNKNOWN_PROXY } from '../../node/decode/decoder.js'
 import type { DevNode } from '../../node/node.js'
 import type { BlockRef } from '../../node/types.js'
 import { expectArgs } from '../dispatch.js'
@@ -34,6 +34,12 @@ export const decodeMethods: MethodGroup = (node: DevNode) => {
   const identify = async (address: Uint8Array, ref: BlockRef): Promise<ContractIdentity | undefined> => {
     const [code, at] = await codeAt(address, ref)
     if (code.length === 0) return undefined
+    // An EIP-7702 account (0xef0100 ‖ address): named with the code it delegates to.
+    if (code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00) {
+      const target = code.subarray(3)
+      const implementation = decoder.identify(toData(target), (await codeAt(target, at))[0])
+      return implementation && { name: DELEGATED_ACCOUNT, source: 'known', implementation }
+    }
     const who = decoder.identify(toData(address), code)
     const slot = (await node.getStorageAt(address, IMPLEMENTATION_SLOT, at)).subarray(12)
     if (slot.every((b) => b === 0)) return who
