@@ -11,8 +11,13 @@ import { poll, type TestNode, useTestNode, waitForReceipt } from './helpers.js'
 
 const EP = entryPoint07Address
 const RECIPIENT: Address = '0x000000000000000000000000000000000000bEEF'
-/** A refusal a stake would lift: -32502 from violationError, or -32505 where the bundler refuses it as a stake too low. */
-const STAKE_CODES = [-32502, -32505]
+/** A refusal a stake would lift: ERC-7769's -32505, the entity and the minimums in its data. */
+function expectStakeTooLow(error: { code: number; data?: Record<string, string> }, entity: string, address?: Address) {
+  expect(error.code).toBe(-32505)
+  expect(error.data?.minimumStake).toMatch(/^0x[0-9a-f]+$/)
+  expect(error.data?.[entity]).toMatch(/^0x[0-9a-fA-F]{40}$/)
+  if (address) expect(error.data?.[entity]?.toLowerCase()).toBe(address.toLowerCase())
+}
 
 async function breaker(node: TestNode, eth = '1'): Promise<{ address: Address; store: Address }> {
   const hash = await node
@@ -101,7 +106,7 @@ describe('ERC-7562 rules of the built-in bundler', () => {
     }
     // OP-080: BALANCE/SELFBALANCE only for a staked entity.
     const balance = (await node.rpc('eth_sendUserOperation', [await op(node, sender, { mode: 10 }), EP])).error
-    expect(STAKE_CODES).toContain(balance.code)
+    expectStakeTooLow(balance, 'account', sender)
     expect(balance.message).toMatch(/account validation breaks ERC-7562 OP-080: SELFBALANCE needs a staked account/)
     // OP-052: depositTo(sender) with value from the sender; STO-021: a slot of another contract keyed by the sender.
     await accepted(node, await op(node, sender, { mode: 7 }))
@@ -123,7 +128,7 @@ describe('ERC-7562 rules of the built-in bundler', () => {
         await op(node, sender, { paymaster: { address: paymaster, mode } }),
         EP,
       ])
-      expect(STAKE_CODES, `mode ${mode}`).toContain(error?.code)
+      expectStakeTooLow(error, 'paymaster')
       expect(error.message).toMatch(new RegExp(`^paymaster validation breaks ERC-7562 ${rule}: `))
       expect(error.message).toMatch(what)
     }
@@ -148,7 +153,7 @@ describe('ERC-7562 rules of the built-in bundler', () => {
     expect(twice.code).toBe(-32502)
     expect(twice.message).toMatch(/^factory validation breaks ERC-7562 OP-031: CREATE2 of 0x[0-9a-f]{40}: only the factory's one/)
     const keyed = (await node.rpc('eth_sendUserOperation', [await created(3, 2), EP])).error
-    expect(STAKE_CODES).toContain(keyed.code)
+    expectStakeTooLow(keyed, 'factory')
     expect(keyed.message).toMatch(
       new RegExp(
         `^factory validation breaks ERC-7562 STO-022: SSTORE of slot 0x[0-9a-f]{64} of ${store}, associated with the sender being created, needs a staked factory`,

@@ -20,10 +20,10 @@ import type { ReputationEntry, ReputationStatus } from './reputation.js'
 import { ReputationBook } from './reputation-book.js'
 import { type FailedOp, refusal } from './revert.js'
 import { checkRoles } from './roles.js'
-import { checkRules, type StakedEntities, violationError } from './rules.js'
+import { checkRules, type StakedEntities, type Violation, violationError } from './rules.js'
 import { authorizationsOf, simulateBundle } from './simulate-bundle.js'
 import type { StakeInfo } from './stake.js'
-import { gasLimitSum, handleOpsData, type UserOp, userOpHash } from './user-op.js'
+import { factoryCall, gasLimitSum, handleOpsData, paymasterOf, type UserOp, userOpHash } from './user-op.js'
 
 export type BundlingMode = 'auto' | 'manual'
 
@@ -144,12 +144,24 @@ export class Bundler {
       }
       if (outcome) {
         if (outcome.failure) throw await this.refused(entryPoint, ops, outcome.failure)
-        if (outcome.violation) throw violationError(outcome.violation)
+        if (outcome.violation) throw this.violationError(outcome.violation, ops.at(-1) as UserOp)
         return
       }
     }
     const failure = await simulateBundle(this.parts, entryPoint, ops, this.address)
     if (failure) throw await this.refused(entryPoint, ops, failure)
+  }
+
+  /** A rule broken: -32502 naming it, or -32505 with ERC-7769's data where a stake would allow it. */
+  private violationError(violation: Violation, op: UserOp): Error {
+    const address =
+      violation.entity === 'account' ? op.sender : violation.entity === 'paymaster' ? paymasterOf(op) : factoryCall(op)?.factory
+    if (!violation.needsStake || !address) return violationError(violation)
+    return this.reputation.stakeTooLow(
+      violation.entity,
+      address,
+      `${violationError(violation).message}; ${this.reputation.stakeNeeded()} allows it`,
+    )
   }
 
   /** The refusal of a FailedOp: -32506 when the AA24 is the account naming a signature aggregator. */

@@ -5,7 +5,7 @@ import type { UserOpEvent } from '../events.js'
 import type { SimulatedCall } from '../execution/simulate/run.js'
 import type { CallRequest, IncludedTx, LogFilter, MatchedLog, StateOverrides } from '../types.js'
 
-/** Runs a JS tracer over a call on the pre-confirmed state: the tracer's result. */
+/** Runs a tracer over a call on the pre-confirmed state: its result. */
 export type TraceCall = (req: CallRequest, tracer: string, config: object, overrides?: StateOverrides) => Promise<unknown>
 
 export interface BundlerParts {
@@ -30,7 +30,7 @@ export interface BundlerParts {
   txGasCap(): bigint
   /** The L1 data fee (OP profiles) of a transaction whose signed bytes are `tx`; 0 elsewhere. */
   l1Fee(tx: Uint8Array): bigint
-  /** debug_traceCall with a JS tracer on the pre-confirmed state: the tracer's result. */
+  /** debug_traceCall with a tracer (the erc7562Tracer) on the pre-confirmed state: its result. */
   traceCall: TraceCall
   log(line: string): void
   /** The chain's time in seconds (the pending block's timestamp): the reputation's hourly decay follows it. */

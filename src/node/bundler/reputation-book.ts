@@ -120,16 +120,32 @@ export class ReputationBook {
       const full =
         role === 'account' ? count >= REPUTATION.SAME_SENDER_MEMPOOL_COUNT : !this.table.underUnstakedShare(ep, address, count)
       if (full) {
-        const { minStake, minUnstakeDelay } = this.minimums
-        throw new StakeTooLowError(
-          `${role} ${address} is unstaked and has ${count} user operations in the mempool, the most ERC-7562 allows an unstaked ${role} (${role === 'account' ? 'UREP-010' : 'UREP-020'}); a locked stake of ${formatEther(minStake)} ETH${minUnstakeDelay > 0n ? ` with an unstake delay of at least ${minUnstakeDelay} s` : ''} lifts the limit`,
-          { [role]: address, minimumStake: toHex(minStake), minimumUnstakeDelay: toHex(minUnstakeDelay) },
+        throw this.stakeTooLow(
+          role,
+          address,
+          `${role} ${address} is unstaked and has ${count} user operations in the mempool, the most ERC-7562 allows an unstaked ${role} (${role === 'account' ? 'UREP-010' : 'UREP-020'}); ${this.stakeNeeded()} lifts the limit`,
         )
       }
     }
     if (stakes.paymasterDeposit !== undefined) {
       this.checkDeposit(entryPoint, op, stakes.paymasterDeposit, replacing ? waiting.filter((r) => r !== replacing) : waiting)
     }
+  }
+
+  /** -32505 with ERC-7769's data: the entity and the stake minimums. */
+  stakeTooLow(role: EntityRole, address: Address, message: string): StakeTooLowError {
+    const { minStake, minUnstakeDelay } = this.minimums
+    return new StakeTooLowError(message, {
+      [role]: address,
+      minimumStake: toHex(minStake),
+      minimumUnstakeDelay: toHex(minUnstakeDelay),
+    })
+  }
+
+  /** The stake the minimums ask for, in words. */
+  stakeNeeded(): string {
+    const { minStake, minUnstakeDelay } = this.minimums
+    return `a locked stake of ${formatEther(minStake)} ETH${minUnstakeDelay > 0n ? ` with an unstake delay of at least ${minUnstakeDelay} s` : ''}`
   }
 
   /** EREP-010: the paymaster's deposit must pay for every waiting op naming it, this one included. */
