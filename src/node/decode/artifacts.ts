@@ -5,7 +5,7 @@
 // compiler inputs and outputs), Hardhat's *.dbg.json and node_modules, bounds the files it reads and
 // their sizes, and skips, counting them, files that are not JSON or not an artifact: it never throws
 // on their content. Contracts without runtime code (interfaces, abstract contracts) are left out.
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join, relative, resolve } from 'node:path'
 import type { Abi } from 'viem'
 import { type ByteRange, type CodeShape, shapeOf } from './bytecode-match.js'
@@ -96,7 +96,7 @@ export function readArtifacts(dir: string): ArtifactSet {
   let bytes = 0
   const walk = (at: string, depth: number) => {
     if (depth > ARTIFACT_LIMITS.depth) return
-    let entries: import('node:fs').Dirent[]
+    let entries: Dirent[]
     try {
       entries = readdirSync(at, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))
     } catch {
