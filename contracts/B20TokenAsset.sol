@@ -77,8 +77,16 @@ abstract contract B20TokenAsset is B20TokenBase {
         }
         if (newMultiplier == 0 || newMultiplier > type(uint128).max) revert InvalidMultiplier();
         AssetExt storage a = _asset();
-        uint256 pending = a.pendingMultiplier;
-        uint256 pendingAt = a.pendingEffectiveAt;
+        // Base reads the two packed fields one at a time (two SLOADs of the word), then the
+        // effective multiplier. The optimizer merges two reads of one slot it can prove equal, so
+        // the second adds the call's value, zero here (nonPayable), which it cannot.
+        uint256 pending;
+        uint256 pendingAt;
+        assembly {
+            let word := add(a.slot, 4)
+            pending := and(sload(word), 0xffffffffffffffffffffffffffffffff)
+            pendingAt := and(shr(128, sload(add(word, callvalue()))), 0xffffffffffffffff)
+        }
         uint256 old = multiplier();
         a.multiplier = newMultiplier;
         if (pendingAt != 0) (a.pendingMultiplier, a.pendingEffectiveAt) = (0, 0);
@@ -172,6 +180,19 @@ abstract contract B20TokenAsset is B20TokenBase {
         for (uint256 i = 0; i < recipients.length; i++) _mintUnchecked(recipients[i], amounts[i]);
     }
 
+    /// The used flag written whole, as Base writes a bool (no read first).
+    function _markAnnouncementIdUsed(AssetExt storage a, string calldata id) private {
+        mapping(string => bool) storage used = a.usedAnnouncementIds;
+        uint256 mappingSlot;
+        assembly {
+            mappingSlot := used.slot
+        }
+        bytes32 key = keccak256(abi.encodePacked(id, mappingSlot));
+        assembly {
+            sstore(key, 1)
+        }
+    }
+
     function isAnnouncementIdUsed(string calldata id) external view onlyAsset returns (bool) {
         return _asset().usedAnnouncementIds[id];
     }
@@ -188,7 +209,7 @@ abstract contract B20TokenAsset is B20TokenBase {
     {
         AssetExt storage a = _asset();
         if (a.usedAnnouncementIds[id]) revert AnnouncementIdAlreadyUsed(id);
-        a.usedAnnouncementIds[id] = true;
+        _markAnnouncementIdUsed(a, id);
         emit Announcement(msg.sender, id, description, uri);
         for (uint256 i = 0; i < internalCalls.length; i++) {
             bytes calldata call = internalCalls[i];

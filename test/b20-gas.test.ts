@@ -5,7 +5,17 @@
 // Each figure below is that sum over the storage Base's code reads and writes for the operation
 // (common/ops transferable.rs, mintable.rs, permittable.rs; b20_factory logic/v1.rs), compared
 // with the receipt's gasUsed and eth_estimateGas; also the singletons' warmth and Base's reverts.
-import { type Address, concat, encodeAbiParameters, encodeFunctionData, type Hex, hexToBytes, parseSignature, toHex } from 'viem'
+import {
+  type Address,
+  concat,
+  encodeAbiParameters,
+  encodeFunctionData,
+  type Hex,
+  hexToBytes,
+  keccak256,
+  parseSignature,
+  toHex,
+} from 'viem'
 import { describe, expect, it } from 'vitest'
 import { B20Token } from '../src/contracts/artifacts.js'
 import { B20_FACTORY_ADDRESS, b20Abi, b20FactoryAbi, POLICY_REGISTRY_ADDRESS, policyRegistryAbi } from '../src/index.js'
@@ -190,6 +200,45 @@ describe('B20 gas as Base charges it (profile base)', () => {
       .reduce((sum, l) => sum + l.gasCost, 0)
     expect(registryReads).toBeGreaterThanOrEqual(COLD_SLOAD)
     expect(Number(gated.gasUsed)).toBe(figures['transfer (holder)'].base + registryReads)
+  })
+
+  it("charges an Asset's batchMint, updateMultiplier and announce as Base does", async () => {
+    const [a, b, c] = [0, 1, 2].map((i) => node.accounts[i].address as Address)
+    const OPERATOR_ROLE = keccak256(toHex('OPERATOR_ROLE'))
+    const { token } = await createToken(0, ASSET, assetParams('Gas Fund', 'GFD', a, 18), 11, [
+      encodeFunctionData({ abi: b20Abi, functionName: 'grantRole', args: [OPERATOR_ROLE, a] }),
+      encodeFunctionData({ abi: b20Abi, functionName: 'grantRole', args: [MINT_ROLE, a] }),
+    ])
+    const used = async (data: Hex) => {
+      const receipt = await send(0, token, data)
+      expect(receipt.status).toBe('success')
+      return Number(receipt.gasUsed)
+    }
+    const base = (data: Hex, storage: number) => intrinsic(data) + entry(data, true) + storage
+    const WARM = 100
+    // batchMint: pause and MINT_ROLE once; each mint its pause bits, policy id, supply and cap
+    // (cold once, then warm), the supply written (from zero, then again), the holder's balance.
+    const batch = encodeFunctionData({
+      abi: b20Abi,
+      functionName: 'batchMint',
+      args: [
+        [b, c],
+        [10n, 20n],
+      ],
+    })
+    const first = WARM + 3 * COLD_SLOAD + SET + COLD_SLOAD + SET + log(3, 32)
+    const second = 4 * WARM + WARM + COLD_SLOAD + SET + log(3, 32)
+    expect(await used(batch)).toBe(base(batch, 2 * COLD_SLOAD + first + second))
+    // updateMultiplier (Cobalt's): OPERATOR_ROLE, the schedule word (read, then warm twice), the
+    // stored multiplier read and written, UIMultiplierUpdated.
+    const update = encodeFunctionData({ abi: b20Abi, functionName: 'updateMultiplier', args: [2n * 10n ** 18n] })
+    expect(await used(update)).toBe(base(update, COLD_SLOAD + COLD_SLOAD + 2 * WARM + COLD_SLOAD + SET + log(1, 96)))
+    // announce with no calls: OPERATOR_ROLE, the id's flag read and set, Announcement, EndAnnouncement.
+    const announce = encodeFunctionData({ abi: b20Abi, functionName: 'announce', args: [[], 'id-1', 'd', 'u'] })
+    const announced = encodeAbiParameters([{ type: 'string' }, { type: 'string' }, { type: 'string' }], ['id-1', 'd', 'u'])
+    expect(await used(announce)).toBe(
+      base(announce, COLD_SLOAD + COLD_SLOAD + SET + log(2, hexToBytes(announced).length) + log(1, 96)),
+    )
   })
 
   it('warms the singletons from the start of a transaction; a token is cold', async () => {
