@@ -373,6 +373,8 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
     await waitForText('[data-field="Sender"]', new RegExp(`^${owner.address}$`, 'i'))
     expect(await page.textContent('[data-field="Status"]')).toBe('success')
     expect(await page.textContent('[data-field="Nonce"]')).toBe(String(receipt.nonce))
+    // Its life in the bundler, from pcnode_userOperationStatus, in order.
+    expect(await page.textContent('[data-field="Stages"]')).toMatch(/^received [\d:.]+ → bundled [\d:.]+ → pre-confirmed [\d:.]+/)
     const bundle = receipt.receipt.transactionHash
     expect(await page.textContent('[data-field="Bundle"]')).toBe(`${bundle.slice(0, 10)}…${bundle.slice(-8)}`)
     // The bundle's link leads to the transaction that carried it.

@@ -114,9 +114,11 @@ var L1_FIELDS = [['L1 fee', 'l1Fee', eth], ['L1 gas used', 'l1GasUsed', dec], ['
 
 /** Each stage's time as pcnode_transactionStatus gives it (pooledAt, preconfirmedAt, sealedAt, droppedAt: ms). */
 var STAGES = [['pooled', 'pooledAt'], ['pre-confirmed', 'preconfirmedAt'], ['dropped', 'droppedAt'], ['sealed', 'sealedAt']];
-function stageTimes(st) {
+/** A user operation's, as pcnode_userOperationStatus gives them. */
+var OP_STAGES = [['received', 'receivedAt'], ['bundled', 'bundledAt'], ['pre-confirmed', 'preconfirmedAt'], ['dropped', 'droppedAt'], ['sealed', 'sealedAt']];
+function stageTimes(st, stages) {
   if (!st) return undefined;
-  var parts = STAGES.filter(function (s) { return typeof st[s[1]] === 'number'; }).sort(function (a, b) { return st[a[1]] - st[b[1]]; })
+  var parts = (stages || STAGES).filter(function (s) { return typeof st[s[1]] === 'number'; }).sort(function (a, b) { return st[a[1]] - st[b[1]]; })
     .map(function (s) { return s[0] + ' ' + clock(new Date(st[s[1]])); });
   return parts.length ? el('span', { id: 'stages' }, [parts.join(' → ')]) : undefined;
 }
@@ -186,14 +188,17 @@ async function showTx(hash) {
   show('Transaction', nodes);
 }
 
-/** An ERC-4337 user operation the node's bundler took (eth_getUserOperationByHash / …Receipt). */
+/** An ERC-4337 user operation the node's bundler took (eth_getUserOperationByHash / …Receipt), its stages' times (pcnode_userOperationStatus). */
 async function showUserOp(hash) {
   var found = await rpc('eth_getUserOperationByHash', [hash]);
   if (!found) throw new Error('No user operation ' + hash + '.');
   var receipt = await maybe('eth_getUserOperationReceipt', [hash]);
+  // Its stages in this node's bundler, with their times (absent for an op another bundler sent).
+  var st = await maybe('pcnode_userOperationStatus', [hash]);
   var op = found.userOperation;
   var status = receipt ? el('span', { 'class': receipt.success ? 'ok' : 'bad' }, [receipt.success ? 'success' : 'reverted' + (receipt.reason && receipt.reason !== '0x' ? ': ' + receipt.reason : '')]) : 'waiting for its bundle';
   show('User operation', [dl([['Hash', el('code', null, [hash])], ['Status', status],
+    ['Stages', st && st.status !== 'unknown' ? stageTimes(st, OP_STAGES) : undefined],
     ['Sender', link('address/' + op.sender, op.sender, 'mono')], ['Nonce', dec(op.nonce)],
     ['EntryPoint', link('address/' + found.entryPoint, found.entryPoint, 'mono')],
     ['Bundle', found.transactionHash ? link('tx/' + found.transactionHash, short(found.transactionHash), 'mono') : undefined],
