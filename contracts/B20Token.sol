@@ -9,8 +9,9 @@ pragma solidity ^0.8.28;
 
 import {B20_FACTORY, IPolicyCheck, POLICY_REGISTRY, revertUnknownSelector} from './B20Shared.sol';
 import {B20TokenAsset} from './B20TokenAsset.sol';
+import {B20TokenSeize} from './B20TokenSeize.sol';
 
-contract B20Token is B20TokenAsset {
+contract B20Token is B20TokenAsset, B20TokenSeize {
     /// This code is Denim's logic; B20TokenForks.sol holds Beryl's and Cobalt's.
     function _fork() internal pure virtual override returns (uint8) {
         return DENIM;
@@ -185,13 +186,21 @@ contract B20Token is B20TokenAsset {
     function pausedFeatures() external view returns (PausableFeature[] memory features) {
         uint256 bits = _core().paused;
         uint256 n;
-        for (uint8 i = 0; i <= uint8(PausableFeature.BURN); i++) if (bits & (1 << i) != 0) n++;
+        uint8 last = uint8(_fork() >= COBALT ? PausableFeature.SEIZE : PausableFeature.BURN);
+        for (uint8 i = 0; i <= last; i++) if (bits & (1 << i) != 0) n++;
         features = new PausableFeature[](n);
         n = 0;
-        for (uint8 i = 0; i <= uint8(PausableFeature.BURN); i++) if (bits & (1 << i) != 0) features[n++] = PausableFeature(i);
+        for (uint8 i = 0; i <= last; i++) if (bits & (1 << i) != 0) features[n++] = PausableFeature(i);
+    }
+
+    /// Before Cobalt the enum has three members: SEIZE fails decoding (no revert data here).
+    function _requireKnownFeatures(PausableFeature[] calldata features) internal pure {
+        if (_fork() >= COBALT) return;
+        for (uint256 i = 0; i < features.length; i++) if (features[i] == PausableFeature.SEIZE) revert();
     }
 
     function pause(PausableFeature[] calldata features) external payable nonPayable onlyRole(PAUSE_ROLE) {
+        _requireKnownFeatures(features);
         if (features.length == 0) revert EmptyFeatureSet();
         Core storage c = _core();
         for (uint256 i = 0; i < features.length; i++) c.paused |= 1 << uint8(features[i]);
@@ -199,6 +208,7 @@ contract B20Token is B20TokenAsset {
     }
 
     function unpause(PausableFeature[] calldata features) external payable nonPayable onlyRole(UNPAUSE_ROLE) {
+        _requireKnownFeatures(features);
         if (features.length == 0) revert EmptyFeatureSet();
         Core storage c = _core();
         for (uint256 i = 0; i < features.length; i++) c.paused &= ~(1 << uint8(features[i]));
@@ -225,6 +235,7 @@ contract B20Token is B20TokenAsset {
         packed = (packed & ~(uint256(type(uint64).max) << shift)) | (uint256(newPolicyId) << shift);
         Core storage c = _core();
         if (policyScope == MINT_RECEIVER_POLICY) c.mintPolicyIds = packed;
+        else if (policyScope == SEIZE_EXEMPT_SCOPE || policyScope == SEIZE_RECEIVER_SCOPE) c.seizePolicyIds = packed;
         else c.transferPolicyIds = packed;
         emit PolicyUpdated(policyScope, old, newPolicyId);
     }

@@ -12,7 +12,8 @@ abstract contract B20TokenBase {
     enum PausableFeature {
         TRANSFER,
         MINT,
-        BURN
+        BURN,
+        SEIZE // Cobalt
     }
 
     error NonPayable();
@@ -66,6 +67,10 @@ abstract contract B20TokenBase {
     bytes32 public constant TRANSFER_RECEIVER_POLICY = keccak256('TRANSFER_RECEIVER_POLICY');
     bytes32 public constant TRANSFER_EXECUTOR_POLICY = keccak256('TRANSFER_EXECUTOR_POLICY');
     bytes32 public constant MINT_RECEIVER_POLICY = keccak256('MINT_RECEIVER_POLICY');
+    // Cobalt's seize surface; their getters answer from Cobalt (B20TokenSeize.sol).
+    bytes32 internal constant SEIZE_ROLE_ID = keccak256('SEIZE_ROLE');
+    bytes32 internal constant SEIZE_EXEMPT_SCOPE = keccak256('SEIZE_EXEMPT_POLICY');
+    bytes32 internal constant SEIZE_RECEIVER_SCOPE = keccak256('SEIZE_RECEIVER_POLICY');
 
     /// The upgrade whose logic this code is (Base freezes one version per upgrade); the node runs
     /// the version of the executing block's upgrade (hooks/b20-forks.ts).
@@ -106,6 +111,7 @@ abstract contract B20TokenBase {
         uint256 paused; // bit per PausableFeature
         uint256 supplyCap;
         mapping(address => uint256) nonces;
+        uint256 seizePolicyIds; // Cobalt, 64-bit lanes: exempt holders, receivers
     }
 
     /// "base.b20.asset" (base/base b20_asset/storage.rs): decimals, multiplier (0 reads as WAD),
@@ -215,6 +221,8 @@ abstract contract B20TokenBase {
         if (scope == TRANSFER_RECEIVER_POLICY) return (c.transferPolicyIds, 1);
         if (scope == TRANSFER_EXECUTOR_POLICY) return (c.transferPolicyIds, 2);
         if (scope == MINT_RECEIVER_POLICY) return (c.mintPolicyIds, 0);
+        if (_fork() >= COBALT && scope == SEIZE_EXEMPT_SCOPE) return (c.seizePolicyIds, 0);
+        if (_fork() >= COBALT && scope == SEIZE_RECEIVER_SCOPE) return (c.seizePolicyIds, 1);
         revert UnsupportedPolicyType(scope);
     }
 

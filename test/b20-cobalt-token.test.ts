@@ -1,11 +1,22 @@
 // The B20 token across Base's upgrades: Cobalt's ERC-8056 scheduled multiplier on an Asset (base/base
-// b20_asset abi/v2.rs, logic/v2.rs) with its events, errors and packed storage word, and the token
+// b20_asset abi/v2.rs, logic/v2.rs) with its events, errors and packed storage word, seize on both
+// variants (base-std's seize changelog: SEIZE_ROLE, the inverted exempt policy, Seized), and the token
 // logic chosen by the block's timestamp — Beryl's before Cobalt (no scheduled-multiplier selectors,
 // MultiplierUpdated, credits to a B20 address allowed) and Cobalt's after it.
-import { type Address, decodeEventLog, encodeErrorResult, encodeFunctionData, type Hex, keccak256, toHex } from 'viem'
+import { type Address, decodeEventLog, encodeErrorResult, encodeFunctionData, type Hex, keccak256, pad, toHex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { B20_FACTORY_ADDRESS, b20Abi, b20FactoryAbi } from '../src/index.js'
-import { ASSET, assetParams, b20Actions, MINT_ROLE, revertData, salt } from './b20-helpers.js'
+import { B20_FACTORY_ADDRESS, b20Abi, b20FactoryAbi, POLICY_REGISTRY_ADDRESS, policyRegistryAbi } from '../src/index.js'
+import {
+  ASSET,
+  assetParams,
+  B20_ROOT,
+  b20Actions,
+  MINT_ROLE,
+  revertData,
+  STABLECOIN,
+  salt,
+  stablecoinParams,
+} from './b20-helpers.js'
 import { poll, startTestNode, type TestNode, testClient, useTestNode, waitForSealed } from './helpers.js'
 
 const ASSET_ROOT = 0xfdc6d4552d1286ade4d9facdbf0fb50d2ec9b89a90e104f26fd277585e374b00n
@@ -86,6 +97,67 @@ describe('Cobalt: the scheduled multiplier (profile base)', () => {
   })
 })
 
+describe('Cobalt: seize (profile base)', () => {
+  const node = useTestNode({ profile: 'base' })
+  const { send, createToken } = b20Actions(node)
+
+  it('moves a seizable holder’s balance to a receiver: policies, pause, role, events, slot 14', async () => {
+    const [a, b, c, d] = [0, 1, 2, 3].map((i) => node.accounts[i].address as Address)
+    const SEIZE_ROLE = keccak256(toHex('SEIZE_ROLE'))
+    const SEIZE_EXEMPT_POLICY = keccak256(toHex('SEIZE_EXEMPT_POLICY'))
+    const PAUSE_ROLE = keccak256(toHex('PAUSE_ROLE'))
+    const { token } = await createToken(0, STABLECOIN, stablecoinParams('Seize USD', 'SZD', a, 'USD'), 32, [
+      call('grantRole', [SEIZE_ROLE, a]),
+      call('grantRole', [MINT_ROLE, a]),
+      call('grantRole', [PAUSE_ROLE, a]),
+      call('mint', [b, 100n]),
+    ])
+    const read = (name: string, args: unknown[] = []) =>
+      node.publicClient.readContract({ address: token, abi: b20Abi, functionName: name as never, args: args as never })
+    expect(await read('SEIZE_ROLE')).toBe(SEIZE_ROLE)
+    expect(await read('SEIZE_EXEMPT_POLICY')).toBe(SEIZE_EXEMPT_POLICY)
+    const memo = pad('0x5e12e')
+    const seize = (from: Address, to: Address, amount: bigint) => call('seizeWithMemo', [from, to, amount, memo])
+    // No exempt policy set: it authorizes everyone, so nobody is seizable.
+    expect(await revertData(node, a, token, seize(b, c, 1n))).toBe(error('AccountNotSeizable', [b]))
+    // A blocklist holding b as the exempt policy: b is not authorized by it, so b is seizable.
+    const created = await node.publicClient.simulateContract({
+      account: a,
+      address: POLICY_REGISTRY_ADDRESS,
+      abi: policyRegistryAbi,
+      functionName: 'createPolicyWithAccounts',
+      args: [a, 0, [b]],
+    })
+    await send(
+      0,
+      POLICY_REGISTRY_ADDRESS,
+      encodeFunctionData({ abi: policyRegistryAbi, functionName: 'createPolicyWithAccounts', args: [a, 0, [b]] }),
+    )
+    await send(0, token, call('updatePolicy', [SEIZE_EXEMPT_POLICY, created.result]))
+    expect(await read('policyId', [SEIZE_EXEMPT_POLICY])).toBe(created.result)
+    const slot14 = await node.rpc('eth_getStorageAt', [token, toHex(B20_ROOT + 14n, { size: 32 }), 'latest'])
+    expect(BigInt(slot14.result)).toBe(created.result)
+
+    const seized = await send(0, token, seize(b, c, 40n))
+    expect(events(seized.logs)).toEqual([
+      { eventName: 'Transfer', args: { from: b, to: c, amount: 40n } },
+      { eventName: 'Memo', args: { caller: a, memo } },
+      { eventName: 'Seized', args: { caller: a, from: b, to: c, amount: 40n } },
+    ])
+    expect([await read('balanceOf', [b]), await read('balanceOf', [c]), await read('totalSupply')]).toEqual([60n, 40n, 100n])
+    // c is authorized by the blocklist: exempt.
+    expect(await revertData(node, a, token, seize(c, b, 1n))).toBe(error('AccountNotSeizable', [c]))
+    expect(await revertData(node, a, token, seize(b, b, 1n))).toBe(error('InvalidReceiver', [b]))
+    expect(await revertData(node, a, token, seize(b, c, 61n))).toBe(error('InsufficientBalance', [b, 60n, 61n]))
+    expect(await revertData(node, d, token, seize(b, c, 1n))).toBe(error('AccessControlUnauthorizedAccount', [d, SEIZE_ROLE]))
+    // SEIZE pauses seizing alone.
+    await send(0, token, call('pause', [[3]]))
+    expect(await read('pausedFeatures')).toEqual([3])
+    expect(await revertData(node, a, token, seize(b, c, 1n))).toBe(error('ContractPaused', [3]))
+    expect((await send(1, token, call('transfer', [d, 1n]))).status).toBe('success')
+  })
+})
+
 /** Sends from dev account `index` on a chain that mines only on request, mines, and returns the receipt. */
 async function sendMined(n: TestNode, index: number, to: Address, data: Hex) {
   const hash = await n.wallet(index).sendTransaction({ to, data, gas: 3_000_000n })
@@ -131,6 +203,8 @@ describe('the token logic of the block’s upgrade (profile flashblocks, Cobalt 
       // Beryl: the Cobalt selectors are unknown, updateMultiplier emits MultiplierUpdated.
       const ui = call('uiMultiplier')
       expect(await revertData(n, a, token, ui)).toBe(ui)
+      const seize = call('seizeWithMemo', [a, n.accounts[1].address, 1n, pad('0x01')])
+      expect(await revertData(n, a, token, seize)).toBe(seize.slice(0, 10))
       const beryl = await sendMined(n, 0, token, call('updateMultiplier', [2n * WAD]))
       expect(events(beryl.logs)).toEqual([{ eventName: 'MultiplierUpdated', args: { multiplier: 2n * WAD } }])
       // Before Denim a credit to another B20 address is allowed.
