@@ -4,23 +4,15 @@
 // withLog adds each frame's logs with their index in the block (geth's statedb log counter, which
 // a reverted frame rolls back) and position among the frame's calls, and drops the logs of failed
 // frames at the end.
-import { decodeRevertReason } from '../../shared/revert.js'
 import type { FrameType, TraceFrame, TraceFrameEnd } from '../engine/index.js'
 import type { LogEntry } from '../types.js'
+import { endFrame, type FrameLog, frameLog } from './call-frame.js'
 import { hex, quantity } from './format.js'
 import type { Tracer, TxContext, TxEnd } from './tracer.js'
 
 export interface CallTracerConfig {
   onlyTopCall: boolean
   withLog: boolean
-}
-
-interface CallLog {
-  address: string
-  topics: string[]
-  data: string
-  index: string
-  position: string
 }
 
 /** A frame, keys in geth's order (gen_callframe_json.go); undefined fields are left out. */
@@ -34,7 +26,7 @@ interface CallFrame {
   error?: string
   revertReason?: string
   calls?: CallFrame[]
-  logs?: CallLog[]
+  logs?: FrameLog[]
   value?: string
   type: FrameType
 }
@@ -108,17 +100,8 @@ export class CallTracer implements Tracer {
     if (end.depth > 0) this.depth = end.depth - 1
     if (!open.json) return
     if (end.depth > 0) open.json.gasUsed = quantity(end.gasUsed)
-    const { json } = open
-    if (end.error === undefined) {
-      if (end.output.length > 0) json.output = hex(end.output)
-      return
-    }
-    json.error = end.error
-    open.failed = true
-    if (json.type === 'CREATE' || json.type === 'CREATE2') json.to = undefined
-    if (end.error !== 'execution reverted' || end.output.length === 0) return
-    json.output = hex(end.output)
-    json.revertReason = end.output.length >= 4 ? decodeRevertReason(end.output) : undefined
+    endFrame(open.json, open.json.type, end)
+    open.failed = end.error !== undefined
   }
 
   private log(log: LogEntry): void {
@@ -128,13 +111,7 @@ export class CallTracer implements Tracer {
     const open = this.stack.at(-1)
     if (!open?.json) return
     open.json.logs ??= []
-    open.json.logs.push({
-      address: hex(log.address),
-      topics: log.topics.map(hex),
-      data: hex(log.data),
-      index: quantity(index),
-      position: quantity(open.calls.length),
-    })
+    open.json.logs.push(frameLog(log, index, open.calls.length))
   }
 
   txEnd(end: TxEnd): void {

@@ -7,9 +7,9 @@
 // counted only when no *CALL follows it, OP-012); whether it ran out of gas; and on the top frame the
 // transaction's KECCAK256 preimages, sorted. Keys in geth's order (gen_callframewithopcodes_json.go),
 // maps as encoding/json writes them (keys sorted as strings), `logs` with withLog as callTracer's.
-import { decodeRevertReason } from '../../shared/revert.js'
 import { type FrameType, OPS, type StepInfo, type TraceFrame, type TraceFrameEnd } from '../engine/index.js'
 import type { LogEntry } from '../types.js'
+import { endFrame, type FrameLog, frameLog } from './call-frame.js'
 import type { Erc7562Config } from './erc7562-config.js'
 import { hex, quantity, sortedObject, word } from './format.js'
 import type { Tracer, TxContext, TxEnd } from './tracer.js'
@@ -26,12 +26,12 @@ const MEMORY_PAD_LIMIT = 1024 * 1024
 const CALLS = new Set<number>([OPS.CALL, OPS.CALLCODE, OPS.DELEGATECALL, OPS.STATICCALL])
 const EXTS = new Set<number>([OPS.EXTCODESIZE, OPS.EXTCODECOPY, OPS.EXTCODEHASH])
 
-interface Log {
-  address: string
-  topics: string[]
-  data: string
-  index: string
-  position: string
+/** The storage slots a frame touched: those it read with their value at the first read, the others with how often. */
+interface AccessedSlots<Values, Counts> {
+  reads: Values
+  writes: Counts
+  transientReads: Counts
+  transientWrites: Counts
 }
 
 /** One frame as geth writes it (fields in its order; undefined ones left out). */
@@ -44,14 +44,9 @@ export interface Erc7562Frame {
   output?: string
   error?: string
   revertReason?: string
-  logs?: Log[]
+  logs?: FrameLog[]
   value?: string
-  accessedSlots: {
-    reads: Record<string, string[]>
-    writes: Record<string, number>
-    transientReads: Record<string, number>
-    transientWrites: Record<string, number>
-  }
+  accessedSlots: AccessedSlots<Record<string, string[]>, Record<string, number>>
   extCodeAccessInfo: string[]
   usedOpcodes: Record<string, number>
   contractSize: Record<string, { contractSize: number; opcode: number }>
@@ -73,14 +68,11 @@ interface Open {
   error?: string
   revertReason?: string
   outOfGas: boolean
-  reads: Map<string, string[]>
-  writes: Map<string, number>
-  transientReads: Map<string, number>
-  transientWrites: Map<string, number>
+  slots: AccessedSlots<Map<string, string[]>, Map<string, number>>
   extCode: string[]
   opcodes: Map<number, number>
   contractSize: Map<string, { contractSize: number; opcode: number }>
-  logs?: Log[]
+  logs?: FrameLog[]
   /** geth's statedb log counter when the frame started (a failed frame rolls it back). */
   logMark: number
   calls: Open[]
@@ -129,10 +121,7 @@ export class Erc7562Tracer implements Tracer {
       gas: frame.depth === 0 ? this.gasLimit : frame.gas,
       gasUsed: 0n,
       outOfGas: false,
-      reads: new Map(),
-      writes: new Map(),
-      transientReads: new Map(),
-      transientWrites: new Map(),
+      slots: { reads: new Map(), writes: new Map(), transientReads: new Map(), transientWrites: new Map() },
       extCode: [],
       opcodes: new Map(),
       contractSize: new Map(),
@@ -153,16 +142,7 @@ export class Erc7562Tracer implements Tracer {
       // geth: vm.ErrOutOfGas or vm.ErrCodeStoreOutOfGas.
       open.outOfGas = end.error === 'out of gas' || end.error === 'contract creation code storage out of gas'
     }
-    if (end.error === undefined) {
-      if (end.output.length > 0) open.output = hex(end.output)
-      return
-    }
-    open.error = end.error
-    if (open.frame.type === 'CREATE' || open.frame.type === 'CREATE2') open.to = undefined
-    if (end.error === 'execution reverted' && end.output.length > 0) {
-      open.output = hex(end.output)
-      open.revertReason = end.output.length >= 4 ? decodeRevertReason(end.output) : undefined
-    }
+    endFrame(open, open.frame.type, end)
   }
 
   private log(log: LogEntry): void {
@@ -171,13 +151,7 @@ export class Erc7562Tracer implements Tracer {
     const open = this.stack.at(-1)
     if (!open) return
     open.logs ??= []
-    open.logs.push({
-      address: hex(log.address),
-      topics: log.topics.map(hex),
-      data: hex(log.data),
-      index: quantity(index),
-      position: quantity(open.calls.length),
-    })
+    open.logs.push(frameLog(log, index, open.calls.length))
   }
 
   /** geth's OnOpcode, in its order: return/revert, EXTCODE* access, contract sizes, GAS, opcode count, storage, keccak. */
@@ -205,10 +179,10 @@ export class Erc7562Tracer implements Tracer {
     if (n >= 1 && (op === OPS.SLOAD || op === SSTORE || op === TLOAD || op === TSTORE)) {
       const slot = word(stack[n - 1])
       if (op === OPS.SLOAD) {
-        if (!open.reads.has(slot) && !open.writes.has(slot)) pending.push(this.readSlot(open, step.address, slot))
-      } else if (op === SSTORE) count(open.writes, slot)
-      else if (op === TLOAD) count(open.transientReads, slot)
-      else count(open.transientWrites, slot)
+        if (!open.slots.reads.has(slot) && !open.slots.writes.has(slot)) pending.push(this.readSlot(open, step.address, slot))
+      } else if (op === SSTORE) count(open.slots.writes, slot)
+      else if (op === TLOAD) count(open.slots.transientReads, slot)
+      else count(open.slots.transientWrites, slot)
     }
     if (pending.length === 0) return undefined
     return Promise.all(pending).then(() => undefined)
@@ -223,7 +197,7 @@ export class Erc7562Tracer implements Tracer {
 
   private async readSlot(open: Open, address: Uint8Array, slot: string): Promise<void> {
     const values: string[] = []
-    open.reads.set(slot, values)
+    open.slots.reads.set(slot, values)
     values.push(word(await this.ctx.state.storage(address, Buffer.from(slot.slice(2), 'hex'))))
   }
 
@@ -264,10 +238,10 @@ export class Erc7562Tracer implements Tracer {
       logs: this.cfg.withLog && !failed ? open.logs : undefined,
       value: frame.value === undefined ? undefined : quantity(frame.value),
       accessedSlots: {
-        reads: sortedObject(open.reads),
-        writes: sortedObject(open.writes),
-        transientReads: sortedObject(open.transientReads),
-        transientWrites: sortedObject(open.transientWrites),
+        reads: sortedObject(open.slots.reads),
+        writes: sortedObject(open.slots.writes),
+        transientReads: sortedObject(open.slots.transientReads),
+        transientWrites: sortedObject(open.slots.transientWrites),
       },
       extCodeAccessInfo: open.extCode,
       usedOpcodes: sortedObject([...open.opcodes].map(([op, n]) => [quantity(op), n] as [string, number])),
