@@ -14,6 +14,7 @@ import {
   hexToBytes,
   keccak256,
   parseSignature,
+  toFunctionSelector,
   toHex,
 } from 'viem'
 import { describe, expect, it } from 'vitest'
@@ -285,6 +286,17 @@ describe('B20 gas as Base charges it (profile base)', () => {
     expect(inner.error).toBe('execution reverted')
     expect(inner.output ?? '0x').toBe('0x')
     expect(Number(inner.gasUsed)).toBe(entry(transfer, true) + 4 * COLD_SLOAD)
+
+    // DELEGATECALL into a token: DelegateCallNotAllowed(), nothing charged, the caller's storage untouched.
+    const delegated = await node.rpc('debug_traceCall', [
+      { from: a, to: PROXY, data: concat([token, transfer]), gas: toHex(1_000_000) },
+      'latest',
+      { tracer: 'callTracer', stateOverrides: { [PROXY]: { code: STATIC_PROXY.replace('5afa', '5af4') } } },
+    ])
+    const refused = delegated.result.calls[0] as { type: string; gasUsed: Hex; output?: Hex; error?: string }
+    expect(refused.type).toBe('DELEGATECALL')
+    expect(refused.output).toBe(toFunctionSelector('DelegateCallNotAllowed()'))
+    expect(Number(refused.gasUsed)).toBe(0)
 
     // Calldata the selector's decoder overruns: the selector, then alloy's error text.
     const overrun = (data: Hex) => concat([data.slice(0, 10) as Hex, toHex('buffer overrun while deserializing')])

@@ -10,6 +10,9 @@ import { B20Factory, B20Token } from '../../../contracts/artifacts.js'
 /** What a frame runs: pcnode's implementation of a token, the factory, or a registry. */
 export type B20Kind = 'token' | 'factory' | 'registry'
 
+/** DelegateCallNotAllowed(): a precompile reached by DELEGATECALL or CALLCODE (base/base macros.rs). */
+const DELEGATE_CALL_NOT_ALLOWED = Uint8Array.of(0x0d, 0x89, 0x43, 0x8e)
+
 /** NonPayable(): the token's and the factory's (base/base common/abi/v1.rs, b20_factory/abi/v1.rs). */
 const NON_PAYABLE = Uint8Array.of(0x6f, 0xb1, 0xb0, 0xe9)
 /** alloy-sol-types' Error::Overrun, as Display prints it. */
@@ -54,7 +57,13 @@ export function revertCode(data: Uint8Array): Uint8Array {
 }
 
 /** Base's answer to a call entering the token or the factory, when it is not the implementation's. */
-export function entryRefusal(kind: B20Kind, value: bigint, data: Uint8Array): { data: Uint8Array; charged: boolean } | undefined {
+export function entryRefusal(
+  kind: B20Kind,
+  value: bigint,
+  data: Uint8Array,
+  direct: boolean,
+): { data: Uint8Array; charged: boolean } | undefined {
+  if (!direct) return { data: DELEGATE_CALL_NOT_ALLOWED, charged: false }
   if (kind === 'registry') return undefined
   if (value > 0n) return { data: NON_PAYABLE, charged: false }
   if (data.length < 4) return { data: new Uint8Array(4), charged: true }

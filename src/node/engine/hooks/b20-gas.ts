@@ -34,6 +34,9 @@ interface MeteredState {
 export interface FrameMessage {
   code?: unknown
   caller?: { bytes: Uint8Array }
+  to?: { bytes: Uint8Array }
+  codeAddress?: { bytes: Uint8Array }
+  delegatecall?: boolean
   data?: Uint8Array
   value?: bigint
   gasLimit: bigint
@@ -81,6 +84,17 @@ const SINGLETONS = [
   '8453000000000000000000000000000000000002',
 ]
 const ACTIVATION_REGISTRY = new Address(Buffer.from(SINGLETONS[1], 'hex'))
+
+/**
+ * A CALL or STATICCALL of the account itself. A DELEGATECALL or CALLCODE from other code is not
+ * (revm's is_direct_call); the token's own announce reaches itself by DELEGATECALL, from depth > 0.
+ */
+function isDirect(message: FrameMessage): boolean {
+  if (message.delegatecall === true) return false
+  const to = message.to?.bytes
+  const code = message.codeAddress?.bytes
+  return to === undefined || code === undefined || Buffer.from(to).equals(Buffer.from(code))
+}
 
 export const calldataGas = (data: Uint8Array | undefined) => ((BigInt(data?.length ?? 0) + 31n) / 32n) * CALLDATA_WORD_GAS
 
@@ -198,7 +212,7 @@ export function installB20Gas(vm: VM, kindOf: (code: unknown) => B20Kind | undef
     let code = message.code
     if (depth === 0) {
       const entryGas = calldataGas(message.data) + (kind === 'token' ? MARKER_CHECK_GAS : 0n)
-      const refusal = entryRefusal(kind, message.value ?? 0n, message.data ?? new Uint8Array(0))
+      const refusal = entryRefusal(kind, message.value ?? 0n, message.data ?? new Uint8Array(0), isDirect(message))
       if (refusal) code = revertCode(refusal.data)
       charge += refusal && !refusal.charged ? 0n : entryGas
     }
