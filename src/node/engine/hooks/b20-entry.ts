@@ -63,8 +63,9 @@ export function entryRefusal(
   data: Uint8Array,
   direct: boolean,
 ): { data: Uint8Array; charged: boolean } | undefined {
-  if (!direct) return { data: DELEGATE_CALL_NOT_ALLOWED, charged: false }
+  // The registries' and EIP-8130's precompiles answer these themselves (their contracts).
   if (kind === 'registry') return undefined
+  if (!direct) return { data: DELEGATE_CALL_NOT_ALLOWED, charged: false }
   if (value > 0n) return { data: NON_PAYABLE, charged: false }
   if (data.length < 4) return { data: new Uint8Array(4), charged: true }
   const { abi, known } = ABIS[kind]
