@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Base's B20 token (both variants; the variant is byte 10 of the token's own address) with the Beryl
-// IB20 surface (base/base common/abi/v1.rs) and Denim's rules (credits to a B20 address refused,
-// the executor policy on every transfer). State sits in Base's ERC-7201 layout: "base.b20" for the
-// core fields, "base.b20.asset" (decimals, multiplier) and "base.b20.stablecoin" (currency)
+// Base's B20 token (both variants; the variant is byte 10 of the token's own address) with the
+// IB20 surface (base/base common/abi/v1.rs), the Asset's (B20TokenAsset.sol) and Cobalt's seize
+// (B20TokenSeize.sol). This contract is Denim's logic (credits to a B20 address refused, the executor
+// policy on every transfer); B20TokenForks.sol holds Beryl's and Cobalt's, which the node runs by the
+// block's upgrade. State sits in Base's ERC-7201 layout: "base.b20" for the core fields,
+// "base.b20.asset" (decimals, multiplier, announcements, metadata, schedule) and "base.b20.stablecoin" (currency)
 // (base/base common/core_storage.rs, b20_asset/storage.rs, b20_stablecoin/storage.rs). Calls from
 // the B20Factory are privileged: no role or transfer-policy gate (Beryl spec, initCalls semantics).
 pragma solidity ^0.8.28;

@@ -257,8 +257,8 @@ abstract contract B20TokenBase {
         if (!infinite) c.allowances[from][msg.sender] = allowed - amount;
     }
 
-    /// Denim's order: executor (msg.sender, on every path), sender, receiver policies, then the
-    /// balance; the factory's calls skip the three policies.
+    /// Executor (from Denim on every path, before it only a spender's), sender, receiver policies,
+    /// then the balance; the factory's calls skip the three policies.
     function _transfer(address from, address to, uint256 amount) internal {
         if (msg.sender != B20_FACTORY) {
             uint256 ids = _core().transferPolicyIds;
