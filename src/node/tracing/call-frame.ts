@@ -1,6 +1,7 @@
-// What geth's callTracer and erc7562Tracer record alike for a call frame (eth/tracers/native/call.go,
-// whose processOutput and log record erc7562.go repeats): how a frame's end sets its output, error and
-// revert reason, and a log as written under withLog.
+// What geth's callTracer and erc7562Tracer do alike with call frames (eth/tracers/native/call.go, whose
+// frame stack, processOutput and log record erc7562.go repeats): the tree of frames as they open and
+// close with the block's log counter, how a frame's end sets its output, error and revert reason, and a
+// log as written under withLog.
 import { decodeRevertReason } from '../../shared/revert.js'
 import type { FrameType, TraceFrameEnd } from '../engine/index.js'
 import type { LogEntry } from '../types.js'
@@ -46,5 +47,50 @@ export function frameLog(log: LogEntry, index: number, position: number): FrameL
     data: hex(log.data),
     index: quantity(index),
     position: quantity(position),
+  }
+}
+
+/**
+ * The frames of a transaction as they open and close: the top one, each later one in its parent's
+ * calls, and geth's statedb log counter, which a failed frame rolls back to where it stood when the
+ * frame opened (later logs reuse the indexes of the frame's dropped ones).
+ */
+export class FrameStack<T extends { calls: T[] }> {
+  private top: T | undefined
+  private readonly open: { frame: T | undefined; logMark: number }[] = []
+  private logSize = 0
+
+  /** The transaction's first log is the block's `firstLogIndex`th. */
+  start(firstLogIndex: number): void {
+    this.logSize = firstLogIndex
+  }
+
+  /** A frame opens at `depth` (0: the transaction's); undefined for one traced but not recorded. */
+  enter(frame: T | undefined, depth: number): void {
+    if (frame && depth === 0) this.top = frame
+    else if (frame) this.open.at(-1)?.frame?.calls.push(frame)
+    this.open.push({ frame, logMark: this.logSize })
+  }
+
+  /** The innermost frame closes; its record, if it has one. */
+  exit(failed: boolean): T | undefined {
+    const open = this.open.pop()
+    if (open && failed) this.logSize = open.logMark
+    return open?.frame
+  }
+
+  /** The innermost open frame's record. */
+  current(): T | undefined {
+    return this.open.at(-1)?.frame
+  }
+
+  /** A log's index in the block. */
+  nextLogIndex(): number {
+    return this.logSize++
+  }
+
+  /** The transaction's frame, once it has been entered. */
+  root(): T | undefined {
+    return this.top
   }
 }

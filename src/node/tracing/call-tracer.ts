@@ -6,7 +6,7 @@
 // frames at the end.
 import type { FrameType, TraceFrame, TraceFrameEnd } from '../engine/index.js'
 import type { LogEntry } from '../types.js'
-import { endFrame, type FrameLog, frameLog } from './call-frame.js'
+import { endFrame, type FrameLog, FrameStack, frameLog } from './call-frame.js'
 import { hex, quantity } from './format.js'
 import type { Tracer, TxContext, TxEnd } from './tracer.js'
 
@@ -33,18 +33,12 @@ interface CallFrame {
 
 interface Open {
   json: CallFrame
-  gasUsed: bigint
-  /** The statedb log counter when the frame started (a failed frame rolls it back). */
-  logMark: number
   failed: boolean
   calls: Open[]
 }
 
 export class CallTracer implements Tracer {
-  private readonly stack: Open[] = []
-  private top: Open | undefined
-  private logSize = 0
-  private depth = 0
+  private readonly frames = new FrameStack<Open>()
   private gasLimit = 0n
 
   constructor(private readonly cfg: CallTracerConfig) {}
@@ -57,69 +51,58 @@ export class CallTracer implements Tracer {
 
   txStart(ctx: TxContext): void {
     this.gasLimit = ctx.gasLimit
-    this.logSize = ctx.firstLogIndex
+    this.frames.start(ctx.firstLogIndex)
   }
 
   private enter(frame: TraceFrame): void {
-    this.depth = frame.depth
-    const logMark = this.logSize
+    // onlyTopCall: the inner frames are traced (their logs count, their failures roll the counter
+    // back) but not recorded.
     if (this.cfg.onlyTopCall && frame.depth > 0) {
-      this.stack.push({ json: undefined as never, gasUsed: 0n, logMark, failed: false, calls: [] })
+      this.frames.enter(undefined, frame.depth)
       return
     }
-    const open: Open = {
-      json: {
-        from: hex(frame.from),
-        gas: quantity(frame.depth === 0 ? this.gasLimit : frame.gas),
-        gasUsed: '0x0',
-        to: hex(frame.to),
-        input: hex(frame.input),
-        output: undefined,
-        error: undefined,
-        revertReason: undefined,
-        calls: undefined,
-        logs: undefined,
-        value: frame.value === undefined ? undefined : quantity(frame.value),
-        type: frame.type,
-      },
-      gasUsed: 0n,
-      logMark,
-      failed: false,
-      calls: [],
+    const json: CallFrame = {
+      from: hex(frame.from),
+      gas: quantity(frame.depth === 0 ? this.gasLimit : frame.gas),
+      gasUsed: '0x0',
+      to: hex(frame.to),
+      input: hex(frame.input),
+      output: undefined,
+      error: undefined,
+      revertReason: undefined,
+      calls: undefined,
+      logs: undefined,
+      value: frame.value === undefined ? undefined : quantity(frame.value),
+      type: frame.type,
     }
-    if (frame.depth === 0) this.top = open
-    else this.stack.at(-1)?.calls.push(open)
-    this.stack.push(open)
+    this.frames.enter({ json, failed: false, calls: [] }, frame.depth)
   }
 
   private exit(end: TraceFrameEnd): void {
-    const open = this.stack.pop()
+    const open = this.frames.exit(end.error !== undefined)
     if (!open) return
-    // geth's statedb drops the logs of a reverted frame: later logs reuse their indexes.
-    if (end.error !== undefined) this.logSize = open.logMark
-    if (end.depth > 0) this.depth = end.depth - 1
-    if (!open.json) return
     if (end.depth > 0) open.json.gasUsed = quantity(end.gasUsed)
     endFrame(open.json, open.json.type, end)
     open.failed = end.error !== undefined
   }
 
   private log(log: LogEntry): void {
-    const index = this.logSize++
+    const index = this.frames.nextLogIndex()
     if (!this.cfg.withLog) return
-    if (this.cfg.onlyTopCall && this.depth > 0) return
-    const open = this.stack.at(-1)
-    if (!open?.json) return
+    const open = this.frames.current()
+    if (!open) return
     open.json.logs ??= []
     open.json.logs.push(frameLog(log, index, open.calls.length))
   }
 
   txEnd(end: TxEnd): void {
-    if (this.top) this.top.json.gasUsed = quantity(end.gasUsed)
+    const top = this.frames.root()
+    if (top) top.json.gasUsed = quantity(end.gasUsed)
   }
 
   result(): unknown {
-    if (!this.top) throw new Error('incorrect number of top-level calls')
+    const top = this.frames.root()
+    if (!top) throw new Error('incorrect number of top-level calls')
     const build = (open: Open, parentFailed: boolean): CallFrame => {
       const failed = open.failed || parentFailed
       // Logs are not emitted when the call fails (clearFailedLogs).
@@ -127,6 +110,6 @@ export class CallTracer implements Tracer {
       if (open.calls.length > 0) open.json.calls = open.calls.map((c) => build(c, failed))
       return open.json
     }
-    return build(this.top, false)
+    return build(top, false)
   }
 }

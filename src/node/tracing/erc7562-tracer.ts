@@ -9,7 +9,7 @@
 // maps as encoding/json writes them (keys sorted as strings), `logs` with withLog as callTracer's.
 import { type FrameType, OPS, type StepInfo, type TraceFrame, type TraceFrameEnd } from '../engine/index.js'
 import type { LogEntry } from '../types.js'
-import { endFrame, type FrameLog, frameLog } from './call-frame.js'
+import { endFrame, type FrameLog, FrameStack, frameLog } from './call-frame.js'
 import type { Erc7562Config } from './erc7562-config.js'
 import { hex, quantity, sortedObject, word } from './format.js'
 import type { Tracer, TxContext, TxEnd } from './tracer.js'
@@ -73,8 +73,6 @@ interface Open {
   opcodes: Map<number, number>
   contractSize: Map<string, { contractSize: number; opcode: number }>
   logs?: FrameLog[]
-  /** geth's statedb log counter when the frame started (a failed frame rolls it back). */
-  logMark: number
   calls: Open[]
 }
 
@@ -90,11 +88,9 @@ function count<K>(map: Map<K, number>, key: K): void {
 const addressOf = (value: bigint) => `0x${(value & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}`
 
 export class Erc7562Tracer implements Tracer {
-  private readonly stack: Open[] = []
-  private top: Open | undefined
+  private readonly frames = new FrameStack<Open>()
   private last: LastOp | undefined
   private readonly keccak = new Set<string>()
-  private logSize = 0
   private gasLimit = 0n
   private ctx!: TxContext
 
@@ -110,7 +106,7 @@ export class Erc7562Tracer implements Tracer {
   txStart(ctx: TxContext): void {
     this.ctx = ctx
     this.gasLimit = ctx.gasLimit
-    this.logSize = ctx.firstLogIndex
+    this.frames.start(ctx.firstLogIndex)
   }
 
   private enter(frame: TraceFrame): void {
@@ -125,18 +121,14 @@ export class Erc7562Tracer implements Tracer {
       extCode: [],
       opcodes: new Map(),
       contractSize: new Map(),
-      logMark: this.logSize,
       calls: [],
     }
-    if (frame.depth === 0) this.top = open
-    else this.stack.at(-1)?.calls.push(open)
-    this.stack.push(open)
+    this.frames.enter(open, frame.depth)
   }
 
   private exit(end: TraceFrameEnd): void {
-    const open = this.stack.pop()
+    const open = this.frames.exit(end.error !== undefined)
     if (!open) return
-    if (end.error !== undefined) this.logSize = open.logMark
     if (end.depth > 0) {
       open.gasUsed = end.gasUsed
       // geth: vm.ErrOutOfGas or vm.ErrCodeStoreOutOfGas.
@@ -146,9 +138,9 @@ export class Erc7562Tracer implements Tracer {
   }
 
   private log(log: LogEntry): void {
-    const index = this.logSize++
+    const index = this.frames.nextLogIndex()
     if (!this.cfg.withLog) return
-    const open = this.stack.at(-1)
+    const open = this.frames.current()
     if (!open) return
     open.logs ??= []
     open.logs.push(frameLog(log, index, open.calls.length))
@@ -156,7 +148,7 @@ export class Erc7562Tracer implements Tracer {
 
   /** geth's OnOpcode, in its order: return/revert, EXTCODE* access, contract sizes, GAS, opcode count, storage, keccak. */
   private step(step: StepInfo): Promise<void> | undefined {
-    const open = this.stack.at(-1)
+    const open = this.frames.current()
     if (!open) return undefined
     const { op, stack } = step
     const n = stack.length
@@ -211,12 +203,14 @@ export class Erc7562Tracer implements Tracer {
   }
 
   txEnd(end: TxEnd): void {
-    if (this.top) this.top.gasUsed = end.gasUsed
+    const top = this.frames.root()
+    if (top) top.gasUsed = end.gasUsed
   }
 
   result(): unknown {
-    if (!this.top) throw new Error('incorrect number of top-level calls')
-    const top = this.json(this.top, false)
+    const root = this.frames.root()
+    if (!root) throw new Error('incorrect number of top-level calls')
+    const top = this.json(root, false)
     const keccak = [...this.keccak].sort()
     if (keccak.length > 0) top.keccak = keccak
     return reorder(top)
