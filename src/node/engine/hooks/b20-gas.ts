@@ -158,12 +158,32 @@ function metered(entry: OpEntry): OpEntry {
 }
 
 /**
- * Code that b20-code.ts counts as a registry's, run by the start-up check: PUSH1 1 PUSH0 MSTORE
- * (memory), PUSH1 32 PUSH0 LOG0 (a 32-byte log), PUSH0 SLOAD POP (a cold slot), STOP.
+ * Code that b20-code.ts counts as a registry's, run by the start-up check: PUSH1 1 PUSH1 0 MSTORE
+ * (memory), PUSH1 32 PUSH1 0 LOG0 (a 32-byte log), PUSH1 0 SLOAD POP (a cold slot), STOP. No PUSH0,
+ * so it runs under any hardfork a chain starts at (a --genesis chain starts at chainstart).
  */
-export const B20_GAS_PROBE = Uint8Array.of(0x60, 0x01, 0x5f, 0x52, 0x60, 0x20, 0x5f, 0xa0, 0x5f, 0x54, 0x50, 0x00)
-/** What Base would charge for the probe: the log (375 + 8 × 32) and the cold read, nothing else. */
-const PROBE_GAS = LOG_GAS + LOG_DATA_GAS * 32n + 2_100n
+export const B20_GAS_PROBE = Uint8Array.of(
+  0x60,
+  0x01,
+  0x60,
+  0x00,
+  0x52,
+  0x60,
+  0x20,
+  0x60,
+  0x00,
+  0xa0,
+  0x60,
+  0x00,
+  0x54,
+  0x50,
+  0x00,
+)
+/** What Base would charge for the probe: the log (375 + 8 × 32) and the read at the EVM's price, nothing else. */
+function probeGas(common: VM['common']): bigint {
+  const read = common.isActivatedEIP(2929) ? common.param('coldsloadGas') : common.param('sloadGas')
+  return LOG_GAS + LOG_DATA_GAS * 32n + BigInt(read)
+}
 
 /**
  * Start-up check (selfcheck.ts): ethereumjs still reads the opcode table per frame from
@@ -175,7 +195,7 @@ export async function checkB20Gas(vm: VM): Promise<boolean> {
   await vm.stateManager.checkpoint()
   try {
     const result = await evm.runCode({ code: B20_GAS_PROBE, gasLimit: 100_000n })
-    return result.executionGasUsed === PROBE_GAS
+    return result.executionGasUsed === probeGas(vm.common)
   } finally {
     await vm.stateManager.revert()
     await vm.evm.journal.cleanup()
