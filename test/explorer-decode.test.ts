@@ -6,15 +6,14 @@
 // no request beyond the node. `pcnode start --artifacts` prints the directory in its banner.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib.)
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { createWalletClient, encodeFunctionData, type Hex, http, parseEther } from 'viem'
-import { createBundlerClient, toSimple7702SmartAccount } from 'viem/account-abstraction'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { encodeFunctionData, type Hex } from 'viem'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { permit2Abi } from '../src/node/decode/permit2.js'
-import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText as waitForPageText } from './chromium.js'
+import { chromiumUnavailable } from './chromium.js'
 import { ROOT } from './cli.js'
-import { startCli } from './explorer-helpers.js'
+import { sendFirst7702Op, startCli } from './explorer-helpers.js'
+import { useExplorerPage } from './explorer-page.js'
 import { counterAbi, counterBytecode } from './fixtures/counter.js'
 import { erc20Abi, erc20Bytecode } from './fixtures/erc20.js'
 import { startTestNode, useTestNode } from './helpers.js'
@@ -47,56 +46,27 @@ describe('--artifacts at start', () => {
 
 describe.skipIf(skipReason !== undefined)(`decoding on the explorer page${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   const node = useTestNode({ blockTime: 1000, preconfInterval: 200, artifacts: ARTIFACTS })
-  let browser: Browser
+  const explorer = useExplorerPage(node)
+  const { waitForText, searchFor } = explorer
   let page: Page
-  const problems: string[] = []
-  const requests: string[] = []
-
-  beforeAll(async () => {
-    const { chromium } = await import('playwright-core')
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: 90_000 })
-    const context = await browser.newContext({ viewport: { width: 1000, height: 1000 } })
-    context.on('request', (r) => requests.push(r.url()))
-    page = await context.newPage()
-    page.on('websocket', (ws) => requests.push(ws.url()))
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`)
-    })
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-    await page.goto(`${node.rpcUrl}/`)
-  }, 120_000)
-
-  afterAll(async () => {
-    await browser?.close()
+  beforeAll(() => {
+    page = explorer.page
   })
 
-  const waitForText = (selector: string, pattern: RegExp, timeout?: number) =>
-    waitForPageText(page, selector, pattern, problems, timeout)
   const sourceOf = (selector: string) => page.getAttribute(`${selector} [data-source]`, 'data-source')
 
   /** The transaction's page, once shown. */
   async function openTx(hash: Hex) {
-    await page.fill('#q', hash)
-    await page.click('#search button')
+    await searchFor(hash)
     await waitForText('[data-field="Hash"]', new RegExp(`^${hash}$`))
   }
 
   it("decodes a bundle's handleOps with each user operation's fields named, and the EntryPoint's events", async () => {
-    // A fresh EOA that delegates to EntryPoint v0.8's Simple7702Account in its first op.
-    const owner = privateKeyToAccount(generatePrivateKey())
-    await node.publicClient.waitForTransactionReceipt({
-      hash: await node.wallet(1).sendTransaction({ to: owner.address, value: parseEther('1') }),
-    })
-    const account = await toSimple7702SmartAccount({ client: node.publicClient, owner })
-    const wallet = createWalletClient({ account: owner, chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }) })
-    const authorization = await wallet.signAuthorization({ contractAddress: '0xe6Cae83BdE06E4c305530e199D7217f42808555B' })
-    const bundler = createBundlerClient({
-      client: node.publicClient,
-      transport: http(node.rpcUrl, { retryCount: 0 }),
-      pollingInterval: 50,
-    })
-    const op = await bundler.sendUserOperation({ account, authorization, calls: [{ to: node.accounts[2].address, value: 5n }] })
-    const { receipt, nonce } = await bundler.waitForUserOperationReceipt({ hash: op, timeout: 60_000 })
+    const {
+      op,
+      owner,
+      receipt: { receipt, nonce },
+    } = await sendFirst7702Op(node, 1, node.accounts[2].address)
     await openTx(receipt.transactionHash)
     const input = await waitForText('[data-field="Input"]', /^handleOps\(/)
     expect(input).toMatch(
@@ -216,20 +186,12 @@ describe.skipIf(skipReason !== undefined)(`decoding on the explorer page${skipRe
     // The creation names what it created, and the address page the contract.
     await openTx(deploy)
     await waitForText('[data-field="Contract"]', /^Counter \(Counter\.sol\/Counter\.json\)$/)
-    await page.fill('#q', counter)
-    await page.click('#search button')
+    await searchFor(counter)
     await waitForText('[data-field="Address"]', new RegExp(`^${counter}$`, 'i'))
     await waitForText('[data-field="Contract"]', /^Counter \(Counter\.sol\/Counter\.json\)$/)
   }, 90_000)
 
   it('logged no error and sent every request to the node itself', () => {
-    expect(problems).toEqual([])
-    const origin = new URL(node.rpcUrl)
-    expect(requests.length).toBeGreaterThan(2)
-    const away = requests.filter((url) => {
-      const u = new URL(url)
-      return u.protocol !== 'data:' && u.host !== origin.host
-    })
-    expect(away).toEqual([])
+    explorer.expectQuietAndLocal()
   })
 })

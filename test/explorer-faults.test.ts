@@ -2,9 +2,9 @@
 // restart, a dropped pre-confirmation with its block, flashblock and reason) as the node emits it, and the
 // explorer page lists them from it while no block is sealed (an hour's block time: no new head could
 // carry them). In Debian's Chromium through Playwright; skipped, saying why, without it.
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText } from './chromium.js'
+import { describe, expect, it } from 'vitest'
+import { chromiumUnavailable } from './chromium.js'
+import { useExplorerPage } from './explorer-page.js'
 import { openSocket, poll, type TestNode, useTestNode } from './helpers.js'
 
 /** Blocks an hour apart: the open block keeps pre-confirming, and no head arrives during a test. */
@@ -70,27 +70,12 @@ describe.skipIf(skipReason !== undefined)(
   `the explorer page's faults in Chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`,
   () => {
     const node = useTestNode(NO_HEADS)
-    let browser: Browser
-    let page: Page
-    const problems: string[] = []
-
-    beforeAll(async () => {
-      const { chromium } = await import('playwright-core')
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: 90_000 })
-      page = await browser.newPage({ viewport: { width: 1000, height: 1000 } })
-      page.on('console', (m) => {
-        if (m.type() === 'error') problems.push(`console: ${m.text()}`)
-      })
-      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-      await page.goto(`${node.rpcUrl}/`)
-    }, 120_000)
-
-    afterAll(async () => {
-      await browser?.close()
-    })
+    const explorer = useExplorerPage(node)
+    const { waitForText } = explorer
 
     it('lists a halt, a resume and a dropped pre-confirmation before any new head', async () => {
-      await waitForText(page, '#live', /^live$/, problems)
+      const { page } = explorer
+      await waitForText('#live', /^live$/)
       const head = BigInt((await node.rpc('eth_blockNumber')).result)
       // The page has the head, and the faults subscription is live (its reply arrived: it follows the heads').
       await page.waitForFunction(
@@ -106,9 +91,9 @@ describe.skipIf(skipReason !== undefined)(
       await page.waitForSelector(`#flash-list a[href="#tx/${hash}"]`, { timeout: 60_000 })
 
       expect((await node.rpc('pcnode_haltFlashblocks')).result).toBe(true)
-      await waitForText(page, '#drops-list li.fault', /halt: flashblocks stop; blocks go on sealing/, problems)
+      await waitForText('#drops-list li.fault', /halt: flashblocks stop; blocks go on sealing/)
       expect((await node.rpc('pcnode_resumeFlashblocks')).result).toBe(true)
-      await waitForText(page, '#drops-list li.fault', /resume: flashblocks again/, problems)
+      await waitForText('#drops-list li.fault', /resume: flashblocks again/)
 
       const { result: dropped } = await node.rpc('pcnode_dropPreconfirmed', [hash, { requeue: false }])
       expect(dropped.dropped).toContain(hash)
@@ -120,7 +105,7 @@ describe.skipIf(skipReason !== undefined)(
       // All of it before any new head: the node sealed nothing, the page shows no newer block.
       expect(BigInt((await node.rpc('eth_blockNumber')).result)).toBe(head)
       expect(await page.getAttribute('#blocks li', 'data-number')).toBe(String(head))
-      expect(problems).toEqual([])
+      expect(explorer.problems).toEqual([])
     }, 120_000)
   },
 )

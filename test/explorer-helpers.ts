@@ -1,11 +1,26 @@
-// What test/explorer.test.ts builds on: init codes of the contracts its pages show, the docs' screenshots
-// (written only with PCNODE_SCREENSHOTS=1), and `pcnode start` from the sources.
+// What test/explorer.test.ts builds on: init codes of the contracts its pages show, a user operation
+// through the node's bundler, the docs' screenshots (written only with PCNODE_SCREENSHOTS=1), and
+// `pcnode start` from the sources.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { concat, encodeErrorResult, type Hex, keccak256, parseAbi, toHex } from 'viem'
+import {
+  type Address,
+  concat,
+  createWalletClient,
+  encodeErrorResult,
+  type Hex,
+  http,
+  keccak256,
+  parseAbi,
+  parseEther,
+  toHex,
+} from 'viem'
+import { createBundlerClient, toSimple7702SmartAccount } from 'viem/account-abstraction'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { ROOT } from './cli.js'
+import type { TestNode } from './helpers.js'
 
 /** Init code deploying a contract that reverts every call with Error("explorer says no"). */
 export function revertingContract(): `0x${string}` {
@@ -33,6 +48,29 @@ export function creatorInitCode(target: Hex): Hex {
   const ctor = concat(['0x5f5f5f5f600173', target, '0x5af150', '0x7f', made, '0x5f5fa1'])
   // PUSH1 1 DUP1 PUSH1 offset PUSH0 CODECOPY PUSH0 RETURN, then the runtime: STOP
   return concat([ctor, `0x60018060${((ctor.length - 2) / 2 + 9).toString(16).padStart(2, '0')}5f395ff3`, '0x00'])
+}
+
+/**
+ * A user operation sending 5 wei to `to` from a fresh EOA (funded with 1 ETH by dev account `funder`)
+ * that delegates to EntryPoint v0.8's Simple7702Account in this first op, through the node's bundler:
+ * the op's hash, its owner and its receipt once included.
+ */
+export async function sendFirst7702Op(node: TestNode, funder: number, to: Address) {
+  const owner = privateKeyToAccount(generatePrivateKey())
+  await node.publicClient.waitForTransactionReceipt({
+    hash: await node.wallet(funder).sendTransaction({ to: owner.address, value: parseEther('1') }),
+  })
+  const account = await toSimple7702SmartAccount({ client: node.publicClient, owner })
+  const wallet = createWalletClient({ account: owner, chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }) })
+  const authorization = await wallet.signAuthorization({ contractAddress: '0xe6Cae83BdE06E4c305530e199D7217f42808555B' })
+  const bundler = createBundlerClient({
+    client: node.publicClient,
+    transport: http(node.rpcUrl, { retryCount: 0 }),
+    pollingInterval: 50,
+  })
+  const op = await bundler.sendUserOperation({ account, authorization, calls: [{ to, value: 5n }] })
+  const receipt = await bundler.waitForUserOperationReceipt({ hash: op, timeout: 60_000 })
+  return { op, owner, receipt }
 }
 
 /** Where the screenshots go when PCNODE_SCREENSHOTS=1 (not in CI: they would dirty the tree). */

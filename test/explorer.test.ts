@@ -10,25 +10,13 @@
 // (strict CSP), other GETs and POST JSON-RPC as before, and `explorer: false` answering GET / with the old text.
 // Without /usr/bin/chromium or playwright-core the browser part is skipped, saying why.
 // (page callbacks run in the browser; this file is type-checked without the DOM lib, hence `(globalThis as any).document`.)
-import type { Browser, Page } from 'playwright-core'
-import {
-  createWalletClient,
-  encodeFunctionData,
-  erc1155Abi,
-  getContractAddress,
-  type Hex,
-  http,
-  keccak256,
-  multicall3Abi,
-  parseEther,
-  toHex,
-} from 'viem'
-import { createBundlerClient, toSimple7702SmartAccount } from 'viem/account-abstraction'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { encodeFunctionData, erc1155Abi, getContractAddress, type Hex, keccak256, multicall3Abi, parseEther, toHex } from 'viem'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { b20Abi } from '../src/index.js'
-import { CHROMIUM, chromiumUnavailable, LAUNCH_ARGS, waitForText as waitForPageText } from './chromium.js'
-import { creatorInitCode, revertingContract, screenshot, startCli } from './explorer-helpers.js'
+import { chromiumUnavailable } from './chromium.js'
+import { creatorInitCode, revertingContract, screenshot, sendFirst7702Op, startCli } from './explorer-helpers.js'
+import { useExplorerPage } from './explorer-page.js'
 import { erc20Abi, erc20Bytecode } from './fixtures/erc20.js'
 import { traceRootAbi, traceRootBytecode } from './fixtures/tracing.js'
 import { emitterInitCode, poll, startTestNode, useTestNode } from './helpers.js'
@@ -105,37 +93,12 @@ describe('the explorer page over fetch', () => {
 
 describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   const node = useTestNode({ blockTime: 1000, preconfInterval: 200 })
-  let browser: Browser
+  const explorer = useExplorerPage(node)
+  const { waitForText, searchFor } = explorer
   let page: Page
-  const problems: string[] = []
-  const requests: string[] = []
-
-  beforeAll(async () => {
-    const { chromium } = await import('playwright-core')
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, timeout: 90_000 })
-    const context = await browser.newContext({ viewport: { width: 1000, height: 1000 } })
-    context.on('request', (r) => requests.push(r.url()))
-    page = await context.newPage()
-    page.on('websocket', (ws) => requests.push(ws.url()))
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`)
-    })
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-    await page.goto(`${node.rpcUrl}/`)
-  }, 120_000)
-
-  afterAll(async () => {
-    await browser?.close()
+  beforeAll(() => {
+    page = explorer.page
   })
-
-  /** The page's element text matching `pattern` (chromium.ts waitForText, with what the page logged). */
-  const waitForText = (selector: string, pattern: RegExp, timeout?: number) =>
-    waitForPageText(page, selector, pattern, problems, timeout)
-
-  async function searchFor(q: string) {
-    await page.fill('#q', q)
-    await page.click('#search button')
-  }
 
   it('shows new blocks arriving live and the open block filling with flashblocks', async () => {
     await waitForText('#live', /^live$/)
@@ -353,21 +316,7 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
   }, 90_000)
 
   it("finds a user operation by its hash and shows its sender, nonce and bundle (the node's bundler)", async () => {
-    // A fresh EOA that delegates to EntryPoint v0.8's Simple7702Account in its first op.
-    const owner = privateKeyToAccount(generatePrivateKey())
-    await node.publicClient.waitForTransactionReceipt({
-      hash: await node.wallet(6).sendTransaction({ to: owner.address, value: parseEther('1') }),
-    })
-    const account = await toSimple7702SmartAccount({ client: node.publicClient, owner })
-    const wallet = createWalletClient({ account: owner, chain: node.chain, transport: http(node.rpcUrl, { retryCount: 0 }) })
-    const authorization = await wallet.signAuthorization({ contractAddress: '0xe6Cae83BdE06E4c305530e199D7217f42808555B' })
-    const bundler = createBundlerClient({
-      client: node.publicClient,
-      transport: http(node.rpcUrl, { retryCount: 0 }),
-      pollingInterval: 50,
-    })
-    const op = await bundler.sendUserOperation({ account, authorization, calls: [{ to: node.accounts[7].address, value: 5n }] })
-    const receipt = await bundler.waitForUserOperationReceipt({ hash: op, timeout: 60_000 })
+    const { op, owner, receipt } = await sendFirst7702Op(node, 6, node.accounts[7].address)
     expect(receipt.success).toBe(true)
     await searchFor(op)
     await waitForText('[data-field="Sender"]', new RegExp(`^${owner.address}$`, 'i'))
@@ -397,7 +346,7 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
 
   it('under the ethereum profile shows blocks and no flashblocks section', async () => {
     const eth = await startTestNode({ profile: 'ethereum', blockTime: 500 })
-    const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
+    const context = await explorer.browser.newContext({ viewport: { width: 375, height: 812 } })
     try {
       const other = await context.newPage()
       const logged: string[] = []
@@ -422,7 +371,7 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
 
   it('under the base profile (Denim) shows each block to the millisecond and no flashblocks section', async () => {
     const base = await startTestNode({ profile: 'base' })
-    const context = await browser.newContext({ viewport: { width: 375, height: 812 } })
+    const context = await explorer.browser.newContext({ viewport: { width: 375, height: 812 } })
     try {
       const other = await context.newPage()
       const logged: string[] = []
@@ -457,14 +406,7 @@ describe.skipIf(skipReason !== undefined)(`the explorer page in Chromium${skipRe
   }, 90_000)
 
   it('logged no error and sent every request to the node itself', () => {
-    expect(problems).toEqual([])
-    const origin = new URL(node.rpcUrl)
-    expect(requests.length).toBeGreaterThan(2)
-    const away = requests.filter((url) => {
-      const u = new URL(url)
-      return u.protocol !== 'data:' && u.host !== origin.host
-    })
-    expect(away).toEqual([])
-    expect(requests).toContain(`ws://${origin.host}/`)
+    explorer.expectQuietAndLocal()
+    expect(explorer.requests).toContain(`ws://${new URL(node.rpcUrl).host}/`)
   })
 })
