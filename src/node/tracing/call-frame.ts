@@ -37,7 +37,8 @@ export function endFrame(frame: FrameOutcome, type: FrameType, end: TraceFrameEn
   if (type === 'CREATE' || type === 'CREATE2') frame.to = undefined
   if (end.error !== 'execution reverted' || end.output.length === 0) return
   frame.output = hex(end.output)
-  frame.revertReason = end.output.length >= 4 ? decodeRevertReason(end.output) : undefined
+  // geth: revertReason is omitempty, so an Error("") names none.
+  frame.revertReason = decodeRevertReason(end.output) || undefined
 }
 
 export function frameLog(log: LogEntry, index: number, position: number): FrameLog {
