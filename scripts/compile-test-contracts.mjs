@@ -62,5 +62,7 @@ for (const [file, artifact, contracts] of UNITS) {
   fs.writeFileSync(`test/fixtures/${artifact}`, body.trimEnd() + '\n')
 }
 // Formatted as committed, so a rerun changes only what the sources changed.
-execFileSync('npx', ['biome', 'format', '--write', ...UNITS.map(([, artifact]) => `test/fixtures/${artifact}`)], { stdio: 'ignore' })
+execFileSync('npx', ['biome', 'format', '--write', ...UNITS.map(([, artifact]) => `test/fixtures/${artifact}`)], {
+  stdio: 'ignore',
+})
 console.log('ok', solc.version())
