@@ -28,8 +28,10 @@ const UNITS = [
       ['ReputationAccount', 'reputationAccount'],
       ['ReputationFactory', 'reputationFactory'],
       ['ReputationPaymaster', 'reputationPaymaster'],
+      ['ReputationContextPaymaster', 'reputationContextPaymaster'],
     ],
   ],
+  ['Aggregating06.sol', 'aggregating06.ts', [['Aggregating06', 'aggregating06']]],
 ]
 
 // `solady/…` imports resolve in the solady package (the bundler tests' v0.7 account).

@@ -132,10 +132,12 @@ export class DevNode {
         log: ctx.log,
         opEvent: (event) => this.events.emit('userOp', event),
         now: () => this.pendingHeader().timestamp,
+        blockNumber: () => this.chain.head.header.number,
       },
       parts.bundlerAccount,
       { unsafe: this.options.bundlerUnsafe },
     )
+    this.events.on('block', ({ block }) => this.bundler.blockSealed(block.header.number))
     this.opStages = new OpStages(this.events, {
       outcome: (hash) => this.bundler.receipt(hash),
       receipt: (hash) => this.getReceipt(hash),

@@ -10,13 +10,14 @@ import type { BundlerAccount } from './account.js'
 import { aggregatorOf } from './aggregator.js'
 import { ENTRY_POINTS, type EntryPoint, entryPointAt } from './entry-points.js'
 import { InvalidUserOpError, UnsupportedAggregatorError } from './errors.js'
-import { estimateUserOpGas, type GasEstimate, preVerificationGas } from './estimate.js'
+import { estimateUserOpGas, type GasEstimate } from './estimate.js'
 import { Mempool, type OpRecord } from './mempool.js'
+import { checkFields } from './op-fields.js'
 import { refusedEvent } from './op-stages.js'
 import type { BundlerParts } from './parts.js'
 import { DevPaymaster } from './paymaster.js'
 import { outcomeIn, type UserOpOutcome } from './receipt.js'
-import type { ReputationEntry, ReputationStatus } from './reputation.js'
+import { REPUTATION, type ReputationEntry, type ReputationStatus } from './reputation.js'
 import { ReputationBook } from './reputation-book.js'
 import { type FailedOp, refusal } from './revert.js'
 import { checkRoles } from './roles.js'
@@ -50,6 +51,8 @@ export class Bundler {
   readonly paymaster: DevPaymaster
   /** ERC-7562's reputation and stake checks (debug_bundler_*Reputation, getStakeStatus). */
   readonly reputation: ReputationBook
+  /** The last admission to each EntryPoint's mempool (oneAtATime). */
+  private readonly admissions = new Map<EntryPoint, Promise<unknown>>()
 
   constructor(
     private readonly parts: BundlerParts,
@@ -104,7 +107,25 @@ export class Bundler {
 
   private async accept(entryPointAddress: Address, op: UserOp): Promise<Hex> {
     const entryPoint = await this.served(entryPointAddress)
-    this.checkFields(entryPoint, op)
+    checkFields(this.parts, entryPoint, op)
+    return this.oneAtATime(entryPoint, () => this.admit(entryPoint, op))
+  }
+
+  /**
+   * Admissions to one EntryPoint's mempool run one after another: the limits (UREP-010/020, GREP-020,
+   * EREP-010, STO-040) count the ops already waiting, and two sends checked side by side across the
+   * awaits of their validation would both see room for one.
+   */
+  private oneAtATime<T>(entryPoint: EntryPoint, run: () => Promise<T>): Promise<T> {
+    const next = (this.admissions.get(entryPoint) ?? Promise.resolve()).then(run)
+    this.admissions.set(
+      entryPoint,
+      next.catch(() => undefined),
+    )
+    return next
+  }
+
+  private async admit(entryPoint: EntryPoint, op: UserOp): Promise<Hex> {
     const hash = userOpHash(this.parts.chainId, entryPoint, op)
     this.forgetVanishedBundles()
     const known = this.mempool.get(hash)
@@ -121,7 +142,7 @@ export class Bundler {
       this.mempool.delete(replaced.hash)
       this.parts.opEvent({ kind: 'replaced', hash: replaced.hash, by: hash })
     }
-    this.mempool.add({ hash, op, entryPoint, status: 'pending', receivedAt: performance.now() })
+    this.mempool.add({ hash, op, entryPoint, status: 'pending', receivedAt: performance.now(), block: this.parts.blockNumber() })
     this.reputation.accepted(hash, entryPoint, op, stakes.staked, replaced?.hash)
     this.parts.opEvent({ kind: 'received', hash, sender: op.sender, entryPoint: entryPoint.address, version: entryPoint.version })
     // Its failure is logged by bundle(); the send has succeeded either way.
@@ -179,36 +200,13 @@ export class Bundler {
     return refusal(failure.reason)
   }
 
-  /** The fields the EntryPoint does not check but a bundler must (ERC-7769 -32602). */
-  private checkFields(entryPoint: EntryPoint, op: UserOp): void {
-    if (op.maxPriorityFeePerGas > op.maxFeePerGas) {
-      throw new InvalidUserOpError('maxPriorityFeePerGas must not exceed maxFeePerGas')
-    }
-    const baseFee = this.parts.baseFee()
-    if (op.maxFeePerGas < baseFee) {
-      throw new InvalidUserOpError(`maxFeePerGas ${op.maxFeePerGas} is below the base fee ${baseFee}`)
-    }
-    // The calldata and fixed costs must be paid; the L1 part is left to the estimate (the L1 fee moves),
-    // and a tenth of slack for calldata that changed after the estimate (the signature, the gas values).
-    const minimum = (preVerificationGas({ ...this.parts, l1Fee: () => 0n }, entryPoint, op) * 9n) / 10n
-    if (op.preVerificationGas < minimum) {
-      throw new InvalidUserOpError(
-        `preVerificationGas ${op.preVerificationGas} is below ${minimum}, the bundle's cost for this op`,
-      )
-    }
-    if (gasLimitSum(op) > this.parts.txGasCap()) {
-      throw new InvalidUserOpError(
-        `the op's gas limits add up to ${gasLimitSum(op)}, more than a transaction may carry (${this.parts.txGasCap()})`,
-      )
-    }
-  }
-
   /**
    * Ops whose bundle transaction is neither included nor waiting any more (evm_revert, anvil_reset, a fault
    * that dropped it for good), or was included without running them (the bundle reverted: the state moved
    * between the check and the block), are dropped, so the same op or its sender's nonce can be sent again.
    */
   private forgetVanishedBundles(): void {
+    const reverted = new Map<Hex, OpRecord[]>()
     for (const r of this.mempool.submitted()) {
       if (!r.txHash) continue
       const included = this.parts.receipt(r.txHash)
@@ -216,9 +214,24 @@ export class Bundler {
         this.drop(r, `its bundle ${toHex(r.txHash)} is no longer on the chain nor waiting`)
       } else if (included && !outcomeIn(r.entryPoint, r.hash, included)) {
         this.drop(r, `its bundle ${toHex(r.txHash)} ran without it (${included.receipt.status === 1 ? 'no event' : 'reverted'})`)
+        if (included.receipt.status === 0) reverted.set(toHex(r.txHash), [...(reverted.get(toHex(r.txHash)) ?? []), r])
       } else if (included) {
         this.reputation.included(r.hash)
       }
+    }
+    for (const [txHash, records] of reverted) {
+      const [first] = records
+      if (!first) continue
+      this.reputation
+        .crashedBundle(
+          first.entryPoint,
+          records.map((r) => r.op),
+          this.address,
+        )
+        .then((blamed) => blamed && this.parts.log(`bundler: bundle ${txHash} reverted; ${blamed} is banned (ERC-7562 GREP-040)`))
+        .catch((error) =>
+          this.parts.log(`bundler: bundle ${txHash} reverted, its ops not run again (${(error as Error).message})`),
+        )
     }
   }
 
@@ -277,6 +290,22 @@ export class Bundler {
       maxPriorityFeePerGas: (tip * percent) / 100n,
     })
     return { slow: tier(100n), standard: tier(110n), fast: tier(125n) }
+  }
+
+  /**
+   * A block was sealed: its bundles' ops are settled (GREP-040 for a bundle that reverted), and the ops a
+   * throttled entity kept waiting THROTTLED_ENTITY_LIVE_BLOCKS leave (GREP-020).
+   */
+  blockSealed(number: bigint): void {
+    this.forgetVanishedBundles()
+    for (const entryPoint of ENTRY_POINTS) {
+      for (const r of this.reputation.outlived(entryPoint, this.mempool.pending(entryPoint), number)) {
+        this.drop(
+          r,
+          `an entity it names is throttled and it waited ${REPUTATION.THROTTLED_ENTITY_LIVE_BLOCKS} blocks (ERC-7562 GREP-020, THROTTLED_ENTITY_LIVE_BLOCKS)`,
+        )
+      }
+    }
   }
 
   /** debug_bundler_dumpMempool: the waiting ops of `entryPoint`, in bundling order. */

@@ -18,6 +18,8 @@ export interface OpRecord {
   reason?: string
   /** performance.now() when accepted. */
   receivedAt: number
+  /** The latest sealed block when accepted (not kept in the state file: a restored op counts from its reload). */
+  block?: bigint
 }
 
 /** Ops remembered for eth_getUserOperationByHash/Receipt; the oldest are forgotten past this. */

@@ -37,4 +37,6 @@ export interface BundlerParts {
   now(): bigint
   /** Announces an op's step (NodeEvents' userOp): its stages and the terminal log follow it. */
   opEvent(event: UserOpEvent): void
+  /** The latest sealed block's number: how long an op has waited (ERC-7562 THROTTLED_ENTITY_LIVE_BLOCKS). */
+  blockNumber(): bigint
 }

@@ -3,7 +3,9 @@
 // eth_sendUserOperation (GREP-010 banned, GREP-020 throttled past THROTTLED_ENTITY_MEMPOOL_COUNT,
 // UREP-010/020 unstaked past its share: -32504 and -32505 with ERC-7769's data), opsSeen when an op is
 // accepted, opsIncluded when its UserOperationEvent is seen, the blame when an op fails its second
-// validation at bundling (EREP-015/016/020/030), and which waiting ops a bundle may take.
+// validation at bundling (EREP-015/016/020/030) and when a bundle that passed it reverts on-chain
+// (GREP-040), which waiting ops a bundle may take, and which have
+// waited too long for a throttled entity (THROTTLED_ENTITY_LIVE_BLOCKS).
 import { type Address, formatEther, isAddressEqual, toHex } from 'viem'
 import { DEV_PAYMASTERS } from '../../contracts/paymaster.js'
 import type { EntryPoint } from './entry-points.js'
@@ -12,6 +14,7 @@ import type { OpRecord } from './mempool.js'
 import type { BundlerParts } from './parts.js'
 import { REPUTATION, type ReputationStatus, ReputationTable } from './reputation.js'
 import type { StakedEntities } from './rules.js'
+import { simulateBundle } from './simulate-bundle.js'
 import { DEVNET_STAKE_MINIMUMS, meetsMinimums, readStake, type StakeInfo, type StakeMinimums } from './stake.js'
 import { factoryCall, gasLimitSum, nonceKey, paymasterOf, type UserOp } from './user-op.js'
 
@@ -53,6 +56,20 @@ function maxCost(entryPoint: EntryPoint, op: UserOp): bigint {
   if (entryPoint.version !== '0.6') return gasLimitSum(op) * op.maxFeePerGas
   const mul = paymasterOf(op) ? 3n : 1n
   return (op.callGasLimit + op.verificationGasLimit * mul + op.preVerificationGas) * op.maxFeePerGas
+}
+
+/**
+ * The entity an AA code blames: AA1x the factory; AA2x the factory when there is one (EREP-020), else
+ * the account; AA3x the paymaster, unless the account is staked, which answers for it (EREP-030).
+ */
+function blamedFor(op: UserOp, reason: string, accountStaked: boolean): Address | undefined {
+  const entities = entitiesOf(op)
+  const of = (role: EntityRole) => entities.find((e) => e.role === role)?.address
+  const code = reason.slice(0, 3)
+  if (code === 'AA1') return of('factory')
+  if (code === 'AA2') return of('factory') ?? of('account')
+  if (code === 'AA3') return accountStaked ? of('account') : of('paymaster')
+  return undefined
 }
 
 export class ReputationBook {
@@ -194,28 +211,30 @@ export class ReputationBook {
 
   /**
    * The op failed its second validation (the bundle's check) with the EntryPoint's `reason`: the entity the
-   * AA code blames keeps the opsSeen it got, the others give theirs back (EREP-015, EREP-016). AA1x is
-   * the factory's; AA2x the factory's when there is one (EREP-020), else the account's; AA3x the
-   * paymaster's, unless the account is staked, which answers for it (EREP-030).
+   * AA code blames (blamedFor) keeps the opsSeen it got, the others give theirs back (EREP-015, EREP-016).
    */
   failedValidation(hash: string, reason: string): void {
     const c = this.counted.get(hash)
     if (!c) return
-    const entities = entitiesOf(c.op)
-    const of = (role: EntityRole) => entities.find((e) => e.role === role)?.address
-    const code = reason.slice(0, 3)
-    const blamed =
-      code === 'AA1'
-        ? of('factory')
-        : code === 'AA2'
-          ? (of('factory') ?? of('account'))
-          : code === 'AA3'
-            ? c.accountStaked
-              ? of('account')
-              : of('paymaster')
-            : undefined
+    const blamed = blamedFor(c.op, reason, c.accountStaked)
     for (const address of c.seen) if (!blamed || !isAddressEqual(address, blamed)) this.table.seen(c.entryPoint, address, -1n)
     this.counted.delete(hash)
+  }
+
+  /**
+   * GREP-040: a bundle that passed its second validation reverted on-chain. The EntryPoint's FailedOp is
+   * not in the receipt, so the bundle's ops are run again on the state that broke it, and the entity the
+   * op it fails on blames is banned. A bundle that runs now (the state moved again) blames no one.
+   */
+  async crashedBundle(entryPoint: EntryPoint, ops: UserOp[], bundler: Address): Promise<Address | undefined> {
+    if (!this.enforced) return undefined
+    const failure = await simulateBundle(this.parts, entryPoint, ops, bundler)
+    const op = failure && ops[failure.index]
+    if (!failure || !op) return undefined
+    const { staked } = await this.stakes(entryPoint, op)
+    const blamed = blamedFor(op, failure.reason, staked.account === true)
+    if (blamed) this.table.penalize(entryPoint.address, blamed)
+    return blamed
   }
 
   /** An op that left without a verdict on its entities (its bundle vanished, the state was cleared). */
@@ -253,6 +272,20 @@ export class ReputationBook {
       take.push(r)
     }
     return { take, banned }
+  }
+
+  /**
+   * GREP-020's THROTTLED_ENTITY_LIVE_BLOCKS: the waiting ops naming an entity that is throttled now and
+   * that have waited that many blocks since they were accepted (`sealed` the block just sealed). An op
+   * with no block yet (restored from the state file) starts counting here.
+   */
+  outlived(entryPoint: EntryPoint, waiting: OpRecord[], sealed: bigint): OpRecord[] {
+    if (!this.enforced) return []
+    return waiting.filter((r) => {
+      r.block ??= sealed
+      if (sealed - r.block < REPUTATION.THROTTLED_ENTITY_LIVE_BLOCKS) return false
+      return entitiesOf(r.op).some((e) => this.table.status(entryPoint.address, e.address) === 'throttled')
+    })
   }
 
   /** debug_bundler_clearMempool: the ops are gone, their entities' counters stay as they are. */

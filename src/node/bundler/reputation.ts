@@ -14,6 +14,8 @@ export const REPUTATION = {
   MAX_OPS_ALLOWED_UNSTAKED_ENTITY: 10_000n,
   THROTTLED_ENTITY_MEMPOOL_COUNT: 4,
   THROTTLED_ENTITY_BUNDLE_COUNT: 4,
+  THROTTLED_ENTITY_LIVE_BLOCKS: 10n,
+  BAN_OPS_SEEN_PENALTY: 10_000n,
 } as const
 
 export type ReputationStatus = 'ok' | 'throttled' | 'banned'
@@ -111,6 +113,13 @@ export class ReputationTable {
   seen(entryPoint: Address, address: Address, delta = 1n): void {
     const e = this.entry(entryPoint, address)
     e.opsSeen = e.opsSeen + delta < 0n ? 0n : e.opsSeen + delta
+  }
+
+  /** GREP-040: the entity broke a bundle that passed its second validation; banned (opsSeen BAN_OPS_SEEN_PENALTY, opsIncluded 0). */
+  penalize(entryPoint: Address, address: Address): void {
+    const e = this.entry(entryPoint, address)
+    e.opsSeen = REPUTATION.BAN_OPS_SEEN_PENALTY
+    e.opsIncluded = 0n
   }
 
   included(entryPoint: Address, address: Address): void {

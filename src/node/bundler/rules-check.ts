@@ -11,8 +11,9 @@
 //   sender or factory, the fallback from the sender, nothing else;
 // - OP-061 *CALL with value except to the EntryPoint; OP-062 only the precompiles 0x01..0x09 and
 //   RIP-7212's P256VERIFY (0x100);
-// - the storage rules (rules-storage.ts), OP-070 transient storage under them.
-import { type Address, type Hex, keccak256, pad, slice, toBytes } from 'viem'
+// - the storage rules (rules-storage.ts), OP-070 transient storage under them;
+// - EREP-050 an unstaked paymaster returning a context.
+import { type Address, decodeAbiParameters, type Hex, keccak256, pad, parseAbiParameters, slice, toBytes } from 'viem'
 import { opName } from '../engine/index.js'
 import type { Erc7562Frame } from '../tracing/erc7562-tracer.js'
 import { checkStorage } from './rules-storage.js'
@@ -20,6 +21,8 @@ import type { Entity, RuleContext, Violation } from './rules-types.js'
 
 /** keccak256("BeforeExecution()"): the EntryPoint's event between validation and execution. */
 const BEFORE_EXECUTION = keccak256(toBytes('BeforeExecution()'))
+/** validatePaymasterUserOp's return values in every EntryPoint version. */
+const PAYMASTER_VALIDATION = parseAbiParameters('bytes context, uint256 validationData')
 /** depositTo(address). */
 const DEPOSIT_TO = '0xb760faf9'
 
@@ -73,7 +76,7 @@ export function findViolation(top: Erc7562Frame, ctx: RuleContext): Violation | 
             ? 'paymaster'
             : undefined
     if (!entity) continue
-    const found = checkFrame(call, entity, ctx, created)
+    const found = checkFrame(call, entity, ctx, created) ?? (entity === 'paymaster' ? unstakedContext(call, ctx) : undefined)
     if (found) return found
   }
   return undefined
@@ -126,6 +129,28 @@ function checkFrame(frame: Erc7562Frame, entity: Entity, ctx: RuleContext, creat
     if (found) return found
   }
   return undefined
+}
+
+/**
+ * EREP-050: an unstaked paymaster's validatePaymasterUserOp returns an empty context (so no postOp
+ * runs for it). The current ERC-7562 text lists the rule as removed; the reference bundler's
+ * ERC7562Parser still checks it, and pcnode follows the reference bundler.
+ */
+function unstakedContext(frame: Erc7562Frame, ctx: RuleContext): Violation | undefined {
+  if (ctx.staked.paymaster || frame.error !== undefined || !frame.output) return undefined
+  let context: Hex
+  try {
+    ;[context] = decodeAbiParameters(PAYMASTER_VALIDATION, frame.output as Hex)
+  } catch {
+    return undefined // not validatePaymasterUserOp's shape: the EntryPoint refuses that itself
+  }
+  if (context === '0x') return undefined
+  return {
+    entity: 'paymaster',
+    rule: 'EREP-050',
+    what: `an unstaked paymaster returned a context (${(context.length - 2) / 2} bytes) from validatePaymasterUserOp`,
+    needsStake: true,
+  }
 }
 
 /** OP-052/053/054: depositTo(sender) from the sender or factory, the fallback from the sender; nothing else. */
