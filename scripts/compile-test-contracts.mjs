@@ -29,6 +29,7 @@ const UNITS = [
       ['ReputationFactory', 'reputationFactory'],
       ['ReputationPaymaster', 'reputationPaymaster'],
       ['ReputationContextPaymaster', 'reputationContextPaymaster'],
+      ['ReputationTokenAccount', 'reputationTokenAccount'],
     ],
   ],
   ['Aggregating06.sol', 'aggregating06.ts', [['Aggregating06', 'aggregating06']]],

@@ -2,8 +2,9 @@
 // held to an unstaked sender's share (UREP-010), a throttled entity's op dropped after
 // THROTTLED_ENTITY_LIVE_BLOCKS (GREP-020, reported in pcnode_userOperationStatus), an unstaked paymaster
 // returning a context (EREP-050, -32505), a v0.6 account naming a signature aggregator (-32506), and the
-// entity blamed for a bundle that passed its second validation but reverted on-chain banned (GREP-040).
-import { type Address, encodeFunctionData, getAddress, parseEther, parseGwei } from 'viem'
+// entity blamed for a bundle that passed its second validation but reverted on-chain banned (GREP-040),
+// and an op that read storage in another waiting op's sender held out of the bundle (STO-041).
+import { type Address, encodeFunctionData, getAddress, type Hex, parseEther, parseGwei } from 'viem'
 import { entryPoint06Address } from 'viem/account-abstraction'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { aggregating06Abi, aggregating06Bytecode } from './fixtures/aggregating06.js'
@@ -13,6 +14,8 @@ import {
   reputationContextPaymasterBytecode,
   reputationPaymasterAbi,
   reputationPaymasterBytecode,
+  reputationTokenAccountAbi,
+  reputationTokenAccountBytecode,
 } from './fixtures/reputation.js'
 import { poll, useTestNode, waitForReceipt } from './helpers.js'
 import { account, call, deploy, EP, ONE_ETH_HEX, op, RECIPIENT, reputationOf, stake } from './reputation-helpers.js'
@@ -117,6 +120,35 @@ describe("the bundler's ERC-7562 limits across sends and blocks", () => {
     // The same account naming none is taken.
     const plain = await deploy(node, aggregating06Abi, aggregating06Bytecode, [`0x${'0'.repeat(40)}` as Address], parseEther('1'))
     expect((await node.rpc('eth_sendUserOperation', [{ ...op06, sender: plain }, entryPoint06Address])).result).toMatch(HASH)
+  }, 60_000)
+
+  it("keeps an op that read storage in another waiting op's sender out of the bundle until that op is gone (STO-041)", async () => {
+    const token = await deploy(node, reputationTokenAccountAbi, reputationTokenAccountBytecode, [], parseEther('1'))
+    const holder = await deploy(node, reputationTokenAccountAbi, reputationTokenAccountBytecode, [], parseEther('1'))
+    const send = (data: Hex, to: Address) =>
+      node
+        .wallet(0)
+        .sendTransaction({ to, data })
+        .then((h) => waitForReceipt(node, h))
+    await send(encodeFunctionData({ abi: reputationTokenAccountAbi, functionName: 'setBalance', args: [holder, 1n] }), token)
+    await send(encodeFunctionData({ abi: reputationTokenAccountAbi, functionName: 'setToken', args: [token] }), holder)
+    // The holder's validation reads its balance in `token` (storage associated with the holder, STO-021),
+    // and `token` is the sender of the op before it.
+    const { result: first } = await node.rpc('eth_sendUserOperation', [await op(node, token, 0n), EP])
+    const { result: second } = await node.rpc('eth_sendUserOperation', [await op(node, holder, 0n), EP])
+    expect(first).toMatch(HASH)
+    expect(second).toMatch(HASH)
+    const { result: bundle } = await node.rpc('debug_bundler_sendBundleNow')
+    expect(bundle).toMatch(HASH)
+    expect((await node.rpc('debug_bundler_dumpMempool', [EP])).result).toEqual([expect.objectContaining({ sender: holder })])
+    await waitForReceipt(node, bundle)
+    expect((await node.rpc('eth_getUserOperationReceipt', [first])).result.userOpHash).toBe(first)
+    expect((await node.rpc('eth_getUserOperationReceipt', [second])).result).toBe(null)
+    // With the token's op gone, the holder's goes in the next bundle.
+    const { result: next } = await node.rpc('debug_bundler_sendBundleNow')
+    expect(next).toMatch(HASH)
+    await waitForReceipt(node, next)
+    expect((await node.rpc('eth_getUserOperationReceipt', [second])).result.success).toBe(true)
   }, 60_000)
 })
 

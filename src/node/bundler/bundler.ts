@@ -2,15 +2,15 @@
 // the debug_bundler_* controls of the bundler spec tests): ops are checked by running handleOps on the
 // pre-confirmed state, kept in the mempool, and in auto mode bundled at once into a handleOps
 // transaction from the bundler's account, so they are pre-confirmed in the next flashblock.
-import { type Address, encodeEventTopics, type Hex, hexToBytes, toHex } from 'viem'
-import { entryPoint07Abi } from 'viem/account-abstraction'
+import { type Address, type Hex, hexToBytes, toHex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
-import type { IncludedTx, StateOverrides } from '../types.js'
+import type { StateOverrides } from '../types.js'
 import type { BundlerAccount } from './account.js'
 import { aggregatorOf } from './aggregator.js'
 import { ENTRY_POINTS, type EntryPoint, entryPointAt } from './entry-points.js'
 import { InvalidUserOpError, UnsupportedAggregatorError } from './errors.js'
 import { estimateUserOpGas, type GasEstimate } from './estimate.js'
+import { foreignReceipt } from './foreign-receipt.js'
 import { Mempool, type OpRecord } from './mempool.js'
 import { checkFields } from './op-fields.js'
 import { refusedEvent } from './op-stages.js'
@@ -20,7 +20,7 @@ import { outcomeIn, type UserOpOutcome } from './receipt.js'
 import { REPUTATION, type ReputationEntry, type ReputationStatus } from './reputation.js'
 import { ReputationBook } from './reputation-book.js'
 import { type FailedOp, refusal } from './revert.js'
-import { checkRoles } from './roles.js'
+import { checkRoles, heldByStorage } from './roles.js'
 import { checkRules, type StakedEntities, type Violation, violationError } from './rules.js'
 import { authorizationsOf, simulateBundle } from './simulate-bundle.js'
 import type { StakeInfo } from './stake.js'
@@ -32,9 +32,6 @@ export interface FeeTier {
   maxFeePerGas: bigint
   maxPriorityFeePerGas: bigint
 }
-
-/** UserOperationEvent's topic, the same in every EntryPoint version. */
-const [USER_OPERATION_EVENT] = encodeEventTopics({ abi: entryPoint07Abi, eventName: 'UserOperationEvent' }) as [Hex]
 
 /** Gas the bundle transaction carries beyond its ops' limits: the transaction, the loop, the beneficiary. */
 const BUNDLE_OVERHEAD = 100_000n
@@ -137,12 +134,20 @@ export class Bundler {
     if (!this.settings.unsafe && !replaced) checkRoles(op, this.mempool.pending(entryPoint))
     const stakes = await this.reputation.stakes(entryPoint, op)
     this.reputation.admit(entryPoint, op, stakes, this.mempool.pending(entryPoint), replaced)
-    await this.validate(entryPoint, [...ahead.map((r) => r.op), op], stakes.staked)
+    const touched = await this.validate(entryPoint, [...ahead.map((r) => r.op), op], stakes.staked)
     if (replaced) {
       this.mempool.delete(replaced.hash)
       this.parts.opEvent({ kind: 'replaced', hash: replaced.hash, by: hash })
     }
-    this.mempool.add({ hash, op, entryPoint, status: 'pending', receivedAt: performance.now(), block: this.parts.blockNumber() })
+    this.mempool.add({
+      hash,
+      op,
+      entryPoint,
+      status: 'pending',
+      receivedAt: performance.now(),
+      block: this.parts.blockNumber(),
+      touched,
+    })
     this.reputation.accepted(hash, entryPoint, op, stakes.staked, replaced?.hash)
     this.parts.opEvent({ kind: 'received', hash, sender: op.sender, entryPoint: entryPoint.address, version: entryPoint.version })
     // Its failure is logged by bundle(); the send has succeeded either way.
@@ -155,7 +160,7 @@ export class Bundler {
    * with --bundler-unsafe a plain call. A trace that cannot run (a node fault, not the op's) is logged and
    * the call made instead, as unsafe mode would.
    */
-  private async validate(entryPoint: EntryPoint, ops: UserOp[], staked: StakedEntities): Promise<void> {
+  private async validate(entryPoint: EntryPoint, ops: UserOp[], staked: StakedEntities): Promise<string[] | undefined> {
     if (!this.settings.unsafe) {
       let outcome: Awaited<ReturnType<typeof checkRules>> | undefined
       try {
@@ -166,11 +171,12 @@ export class Bundler {
       if (outcome) {
         if (outcome.failure) throw await this.refused(entryPoint, ops, outcome.failure)
         if (outcome.violation) throw this.violationError(outcome.violation, ops.at(-1) as UserOp)
-        return
+        return outcome.touched
       }
     }
     const failure = await simulateBundle(this.parts, entryPoint, ops, this.address)
     if (failure) throw await this.refused(entryPoint, ops, failure)
+    return undefined
   }
 
   /** A rule broken: -32502 naming it, or -32505 with ERC-7769's data where a stake would allow it. */
@@ -254,26 +260,7 @@ export class Bundler {
       const outcome = this.outcome(record)
       return outcome && { entryPoint: record.entryPoint, outcome }
     }
-    return this.foreignReceipt(hash)
-  }
-
-  /** An op this bundler did not send (another bundler, handleOps called directly): its UserOperationEvent in the chain's logs. */
-  private foreignReceipt(hash: Hex): { entryPoint: EntryPoint; outcome: UserOpOutcome } | undefined {
-    let found: IncludedTx | undefined
-    try {
-      found = this.parts.logs({
-        fromBlock: { tag: 'earliest' },
-        toBlock: { tag: 'pending' },
-        addresses: ENTRY_POINTS.map((e) => hexToBytes(e.address)),
-        topics: [[hexToBytes(USER_OPERATION_EVENT)], [hexToBytes(hash)]],
-      })[0]?.tx
-    } catch {
-      return undefined // a range the node will not search (pruned or too long): not found
-    }
-    const log = found?.receipt.logs.find((l) => toHex(l.topics[1] ?? new Uint8Array()) === hash)
-    const entryPoint = log && entryPointAt(toHex(log.address))
-    const outcome = found && entryPoint && outcomeIn(entryPoint, hash, found)
-    return outcome ? { entryPoint, outcome } : undefined
+    return foreignReceipt(this.parts, hash)
   }
 
   private outcome(record: OpRecord): UserOpOutcome | undefined {
@@ -375,7 +362,8 @@ export class Bundler {
   private async bundleOne(entryPoint: EntryPoint, waiting: OpRecord[]): Promise<Hex | undefined> {
     const { take, banned } = this.reputation.forBundle(entryPoint, waiting)
     for (const r of banned) this.drop(r, 'an entity it names is banned (ERC-7562 GREP-010)')
-    let records = take
+    const held = heldByStorage(waiting)
+    let records = take.filter((r) => !held.has(r))
     while (records.length > 0) {
       const failure = await simulateBundle(
         this.parts,

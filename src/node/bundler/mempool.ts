@@ -20,6 +20,8 @@ export interface OpRecord {
   receivedAt: number
   /** The latest sealed block when accepted (not kept in the state file: a restored op counts from its reload). */
   block?: bigint
+  /** Contracts (lowercase) whose storage its validation touched, its sender's own left out (STO-041). */
+  touched?: string[]
 }
 
 /** Ops remembered for eth_getUserOperationByHash/Receipt; the oldest are forgotten past this. */

@@ -1,10 +1,12 @@
-// ERC-7562 STO-040, a local rule of the mempool: an address that is the sender of one waiting op may not
-// be the factory or paymaster of another, nor the other way round (so one op's validation cannot change
-// what another's reads). Refused with -32502 in the reference bundler's words, which the spec tests match.
+// ERC-7562's local rules between waiting ops, so one op's validation cannot change what another's reads.
+// STO-040: an address that is the sender of one waiting op may not be the factory or paymaster of another,
+// nor the other way round; refused with -32502 in the reference bundler's words, which the spec tests
+// match. STO-041: an op whose validation used storage in a contract that is the sender of another waiting
+// op stays out of the bundle (and waits, as the spec tests expect) until that op has left the mempool.
 import { type Address, isAddressEqual } from 'viem'
 import { OpcodeViolationError } from './errors.js'
 import type { OpRecord } from './mempool.js'
-import { factoryCall, paymasterOf, type UserOp } from './user-op.js'
+import { factoryCall, nonceKey, paymasterOf, type UserOp } from './user-op.js'
 
 function others(op: UserOp): Array<{ role: 'factory' | 'paymaster'; address: Address }> {
   const out: Array<{ role: 'factory' | 'paymaster'; address: Address }> = []
@@ -29,4 +31,19 @@ export function checkRoles(op: UserOp, waiting: OpRecord[]): void {
       )
     }
   }
+}
+
+/** STO-041: the waiting ops (in bundling order) a bundle leaves out, with the later nonces of their sender and key. */
+export function heldByStorage(waiting: OpRecord[]): Set<OpRecord> {
+  const senders = new Set(waiting.map((r) => r.op.sender.toLowerCase()))
+  const held = new Set<OpRecord>()
+  const heldGroups = new Set<string>()
+  for (const r of waiting) {
+    const group = `${r.op.sender.toLowerCase()}:${nonceKey(r.op)}`
+    if (heldGroups.has(group) || r.touched?.some((address) => senders.has(address))) {
+      held.add(r)
+      heldGroups.add(group)
+    }
+  }
+  return held
 }

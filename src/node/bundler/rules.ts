@@ -13,18 +13,22 @@ import { Associations } from './rules-associations.js'
 import { findViolation } from './rules-check.js'
 import type { StakedEntities, Violation } from './rules-types.js'
 import { authorizationsOf } from './simulate-bundle.js'
+import { storageTouched } from './storage-touched.js'
 import { factoryCall, handleOpsData, paymasterOf, type UserOp } from './user-op.js'
 
 export type { StakedEntities, Violation } from './rules-types.js'
 
-/** handleOps traced: the op the EntryPoint refused (FailedOp), else the first rule broken, else nothing. */
+/**
+ * handleOps traced: the op the EntryPoint refused (FailedOp), else the first rule broken, and the
+ * contracts whose storage the op's validation touched (STO-041, checked at bundling).
+ */
 export async function checkRules(
   trace: TraceCall,
   entryPoint: EntryPoint,
   ops: UserOp[],
   bundler: Address,
   staked?: StakedEntities,
-): Promise<{ failure?: FailedOp; violation?: Violation }> {
+): Promise<{ failure?: FailedOp; violation?: Violation; touched?: string[] }> {
   const op = ops.at(-1)
   if (!op) return {}
   const authorizationList = authorizationsOf(ops)
@@ -44,6 +48,12 @@ export async function checkRules(
     return { failure }
   }
   const factory = factoryCall(op)?.factory
+  const touched = storageTouched(top, {
+    entryPoint: entryPoint.address.toLowerCase(),
+    sender: op.sender.toLowerCase(),
+    senderCreator: entryPoint.senderCreator.toLowerCase(),
+    paymaster: paymasterOf(op)?.toLowerCase(),
+  })
   const violation = findViolation(top, {
     entryPoint: entryPoint.address.toLowerCase(),
     senderCreator: entryPoint.senderCreator.toLowerCase(),
@@ -54,7 +64,7 @@ export async function checkRules(
     staked: staked ?? {},
     associations: new Associations(top.keccak ?? []),
   })
-  return { violation }
+  return { violation, touched }
 }
 
 /** The -32502 refusal of a broken rule. */
