@@ -209,7 +209,8 @@ export class Bundler {
   /**
    * Ops whose bundle transaction is neither included nor waiting any more (evm_revert, anvil_reset, a fault
    * that dropped it for good), or was included without running them (the bundle reverted: the state moved
-   * between the check and the block), are dropped, so the same op or its sender's nonce can be sent again.
+   * between the check and the block), are dropped, so the same op or its sender's nonce can be sent again;
+   * for a bundle that reverted, the entity its failing op blames is banned (GREP-040, crashedBundle).
    */
   private forgetVanishedBundles(): void {
     const reverted = new Map<Hex, OpRecord[]>()
@@ -218,11 +219,14 @@ export class Bundler {
       const included = this.parts.receipt(r.txHash)
       if (!included && !this.parts.waiting(r.txHash)) {
         this.drop(r, `its bundle ${toHex(r.txHash)} is no longer on the chain nor waiting`)
-      } else if (included && !outcomeIn(r.entryPoint, r.hash, included)) {
+      } else if (!included || r.settled) {
+        // waiting, or its event already seen: nothing to read again
+      } else if (!outcomeIn(r.entryPoint, r.hash, included)) {
         this.drop(r, `its bundle ${toHex(r.txHash)} ran without it (${included.receipt.status === 1 ? 'no event' : 'reverted'})`)
         if (included.receipt.status === 0) reverted.set(toHex(r.txHash), [...(reverted.get(toHex(r.txHash)) ?? []), r])
-      } else if (included) {
+      } else {
         this.reputation.included(r.hash)
+        r.settled = true
       }
     }
     for (const [txHash, records] of reverted) {
@@ -284,14 +288,19 @@ export class Bundler {
    * throttled entity kept waiting THROTTLED_ENTITY_LIVE_BLOCKS leave (GREP-020).
    */
   blockSealed(number: bigint): void {
-    this.forgetVanishedBundles()
-    for (const entryPoint of ENTRY_POINTS) {
-      for (const r of this.reputation.outlived(entryPoint, this.mempool.pending(entryPoint), number)) {
-        this.drop(
-          r,
-          `an entity it names is throttled and it waited ${REPUTATION.THROTTLED_ENTITY_LIVE_BLOCKS} blocks (ERC-7562 GREP-020, THROTTLED_ENTITY_LIVE_BLOCKS)`,
-        )
+    try {
+      this.forgetVanishedBundles()
+      for (const entryPoint of ENTRY_POINTS) {
+        for (const r of this.reputation.outlived(entryPoint, this.mempool.pending(entryPoint), number)) {
+          this.drop(
+            r,
+            `an entity it names is throttled and it waited ${REPUTATION.THROTTLED_ENTITY_LIVE_BLOCKS} blocks (ERC-7562 GREP-020, THROTTLED_ENTITY_LIVE_BLOCKS)`,
+          )
+        }
       }
+    } catch (error) {
+      // The block's other listeners (the sequencer's own) must not see the bundler's fault.
+      this.parts.log(`bundler: after block ${number}: ${(error as Error).message}`)
     }
   }
 

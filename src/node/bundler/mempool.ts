@@ -20,6 +20,8 @@ export interface OpRecord {
   receivedAt: number
   /** The latest sealed block when accepted (not kept in the state file: a restored op counts from its reload). */
   block?: bigint
+  /** Its UserOperationEvent was seen in its bundle and counted (opsIncluded). */
+  settled?: true
   /** Contracts (lowercase) whose storage its validation touched, its sender's own left out (STO-041). */
   touched?: string[]
 }
