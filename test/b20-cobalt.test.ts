@@ -442,10 +442,16 @@ describe('Beryl, then Cobalt, after genesis (profile flashblocks)', () => {
       expect(created.status).toBe('success')
 
       // Beryl's logic: Cobalt's functions are unknown selectors (their four bytes), a composite type
-      // fails decoding (empty), the admin is configuration only.
+      // fails Beryl's type check (the selector, then alloy's text), the admin is configuration only.
       const composite = policyCall('createCompositePolicy', [who(0), UNION, [2n, 3n]])
       expect(await revertData(n, who(0), POLICY_REGISTRY_ADDRESS, composite)).toBe('0x6fdd1491')
-      expect(await revertData(n, who(0), POLICY_REGISTRY_ADDRESS, policyCall('createPolicy', [who(0), UNION]))).toBe('0x')
+      const unionAtBeryl = policyCall('createPolicy', [who(0), UNION])
+      expect(await revertData(n, who(0), POLICY_REGISTRY_ADDRESS, unionAtBeryl)).toBe(
+        concat([
+          unionAtBeryl.slice(0, 10) as Hex,
+          toHex(`type check failed for "(address,uint8)" with data: ${unionAtBeryl.slice(10)}`),
+        ]),
+      )
       expect(await revertData(n, DEV_ADMIN, ACTIVATION_REGISTRY_ADDRESS, activationCall('setAdmin', [who(6)]))).toBe('0x704b6c02')
       expect(await registry('admin')).toBe(DEV_ADMIN)
       const a = createdId((await sendMined(n, 0, POLICY_REGISTRY_ADDRESS, policyCall('createPolicy', [who(0), ALLOWLIST]))).logs)

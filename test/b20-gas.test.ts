@@ -299,7 +299,8 @@ describe('B20 gas as Base charges it (profile base)', () => {
     expect(Number(refused.gasUsed)).toBe(0)
 
     // Calldata the selector's decoder overruns: the selector, then alloy's error text.
-    const overrun = (data: Hex) => concat([data.slice(0, 10) as Hex, toHex('buffer overrun while deserializing')])
+    const overrun = (data: Hex) =>
+      concat([data.slice(0, 10) as Hex, toHex('ABI decoding failed: buffer overrun while deserializing')])
     const short = transfer.slice(0, 10 + 64) as Hex
     expect(await revertData(node, a, token, short)).toBe(overrun(short))
     const create = encodeFunctionData({

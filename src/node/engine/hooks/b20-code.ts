@@ -112,7 +112,7 @@ const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every(
 export function installB20Code(vm: VM, forks: B20Forks): void {
   const evm = vm.evm as unknown as EvmShape
   if (typeof evm._loadCode !== 'function') throw new Error('ethereumjs EVM has no _loadCode: the B20 hook needs updating')
-  installB20Gas(vm, kindOf)
+  installB20Gas(vm, kindOf, forks)
   const load = evm._loadCode.bind(evm)
   evm._loadCode = async (message: Message) => {
     const preset = message.code !== undefined
@@ -142,7 +142,10 @@ export function installB20Code(vm: VM, forks: B20Forks): void {
         message.code = refusal
         return
       }
-      if (implementation) message.code = implementation
+      if (implementation) {
+        message.code = implementation
+        message.b20Fork = fork
+      }
       return
     }
     // A DELEGATECALL runs no code-less singleton, but EIP-8130's precompiles answer it (TxContext refuses it).
@@ -169,5 +172,6 @@ export function installB20Code(vm: VM, forks: B20Forks): void {
       await evm.stateManager.putCode(message.codeAddress, B20_MARKER)
     }
     message.code = implementation
+    message.b20Fork = fork
   }
 }

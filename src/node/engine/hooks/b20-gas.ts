@@ -7,11 +7,13 @@
 // reading another precompile's storage, signature recovery — is free. pcnode runs Solidity for these
 // accounts (b20-code.ts), so while a frame runs that code this swaps the EVM's opcode table for one
 // that charges those costs only, gives the frame's entry charges here, and makes the precompiles it
-// calls (ecrecover) free. The three singletons are in revm's static precompile map, which revm warms
-// at the start of every transaction; tokens are looked up dynamically and are not warm.
+// calls (ecrecover) free. The three singletons, and from Cobalt EIP-8130's TxContext and
+// NonceManager, are in revm's static precompile map, which revm warms at the start of every
+// transaction; tokens are looked up dynamically and are not warm.
 import { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { type B20Kind, entryRefusal, revertCode } from './b20-entry.js'
+import { type B20Fork, type B20Forks, b20ForkAt } from './b20-forks.js'
 import type { OpHandler } from './opcode-wrappers.js'
 
 interface OpcodeInfo {
@@ -42,6 +44,8 @@ export interface FrameMessage {
   gasLimit: bigint
   /** Set by b20-code.ts: what giving this frame's account its marker costs (createB20). */
   b20SetCodeGas?: bigint
+  /** Set by b20-code.ts: the upgrade whose logic the frame runs (the block's). */
+  b20Fork?: B20Fork
 }
 interface FrameResult {
   executionGasUsed: bigint
@@ -52,6 +56,8 @@ interface EvmShape {
   _opcodeMap: OpEntry[]
   runCode(opts: { code: Uint8Array; gasLimit: bigint }): Promise<{ executionGasUsed: bigint }>
   runInterpreter(message: FrameMessage, opts?: unknown): Promise<FrameResult>
+  /** A nested call passes its message; the transaction's (or eth_call's) top-level call does not. */
+  runCall(opts: { message?: unknown; block?: { header: { timestamp: bigint } } }): Promise<unknown>
   runPrecompile(
     code: unknown,
     data: Uint8Array,
@@ -84,6 +90,8 @@ const SINGLETONS = [
   '8453000000000000000000000000000000000002',
 ]
 const ACTIVATION_REGISTRY = new Address(Buffer.from(SINGLETONS[1], 'hex'))
+/** EIP-8130's TxContext and NonceManager: in revm's static precompile map from Cobalt, so warm too. */
+const EIP8130 = ['813000000000000000000000000000000000aa02', '813000000000000000000000000000000000aa01']
 
 /**
  * A CALL or STATICCALL of the account itself. A DELEGATECALL or CALLCODE from other code is not
@@ -203,7 +211,7 @@ export async function checkB20Gas(vm: VM): Promise<boolean> {
 }
 
 /** Entry charges, the metered table, free precompiles and warm singletons for `vm`'s EVM. */
-export function installB20Gas(vm: VM, kindOf: (code: unknown) => B20Kind | undefined): void {
+export function installB20Gas(vm: VM, kindOf: (code: unknown) => B20Kind | undefined, forks: B20Forks): void {
   const evm = vm.evm as unknown as EvmShape
   if (typeof evm.runInterpreter !== 'function' || typeof evm.runPrecompile !== 'function') {
     throw new Error('ethereumjs EVM has no runInterpreter/runPrecompile: the B20 gas hook needs updating')
@@ -232,7 +240,10 @@ export function installB20Gas(vm: VM, kindOf: (code: unknown) => B20Kind | undef
     let code = message.code
     if (depth === 0) {
       const entryGas = calldataGas(message.data) + (kind === 'token' ? MARKER_CHECK_GAS : 0n)
-      const refusal = entryRefusal(kind, message.value ?? 0n, message.data ?? new Uint8Array(0), isDirect(message))
+      const refusal = entryRefusal(kind, message.value ?? 0n, message.data ?? new Uint8Array(0), isDirect(message), {
+        fork: message.b20Fork,
+        address: message.codeAddress?.bytes,
+      })
       if (refusal) code = revertCode(refusal.data)
       charge += refusal && !refusal.charged ? 0n : entryGas
     }
@@ -263,16 +274,30 @@ export function installB20Gas(vm: VM, kindOf: (code: unknown) => B20Kind | undef
     return result
   }
 
+  const hasMarkers = async () => {
+    const code = await evm.stateManager.getCode(ACTIVATION_REGISTRY)
+    return code.length === 1 && code[0] === 0xef
+  }
   // The singletons are warm from a transaction's start where the chain has them: runTx warms
   // after 'beforeTx' (ethereumjs runTx.ts), on a journal already cleaned for the transaction.
   // A listener of two parameters is awaited (ethereumjs vm.ts _emit).
   vm.events.on('beforeTx', (_tx, resolve) => {
-    evm.stateManager.getCode(ACTIVATION_REGISTRY).then(
-      (code) => {
-        if (code.length === 1 && code[0] === 0xef) for (const address of SINGLETONS) evm.journal.addAlwaysWarmAddress(address)
+    hasMarkers().then(
+      (markers) => {
+        if (markers) for (const address of SINGLETONS) evm.journal.addAlwaysWarmAddress(address)
         resolve?.()
       },
       () => resolve?.(),
     )
   })
+  // EIP-8130's two only from the block's Cobalt on. 'beforeTx' does not know the block; the top-level
+  // call does (runTx passes it), and runs before any of the transaction's code, so a first CALL to
+  // them is warm. ethereumjs runs a call without a block in its default block (timestamp 0).
+  const runCall = evm.runCall.bind(evm)
+  evm.runCall = async (opts) => {
+    if (opts.message === undefined && b20ForkAt(forks, opts.block?.header.timestamp ?? 0n) >= 1 && (await hasMarkers())) {
+      for (const address of EIP8130) evm.journal.addAlwaysWarmAddress(address)
+    }
+    return runCall(opts)
+  }
 }
