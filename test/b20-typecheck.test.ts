@@ -2,7 +2,8 @@
 // versions' abi_decode_validate, alloy-sol-types' type_check): arguments that fit the calldata but
 // are not canonical — an address or uintN word with high bits, a bool's high bytes, an enum past its
 // members at the block's upgrade, a string that is not UTF-8, an offset past a usize — revert with the
-// selector then alloy's text, for tokens, the factory and both registries. And EIP-8130's TxContext
+// selector then alloy's text, for tokens, the factory and both registries; a bool of 2 reads as true,
+// as alloy's check lets it through. And EIP-8130's TxContext
 // and NonceManager, warm from a transaction's start from Cobalt on (revm's static precompile map).
 import { type Address, concat, encodeFunctionData, type Hex, pad, toFunctionSelector, toHex } from 'viem'
 import { describe, expect, it } from 'vitest'
@@ -27,6 +28,8 @@ const word = (n: number | bigint) => pad(toHex(n)).slice(2)
 /** An address word with a non-zero high byte. */
 const dirty = (address: Address) => `01${'00'.repeat(11)}${address.slice(2).toLowerCase()}`
 const selector = (signature: string) => toFunctionSelector(signature).slice(2)
+const policyCall = (functionName: string, args: readonly unknown[]) =>
+  encodeFunctionData({ abi: policyRegistryAbi, functionName, args } as never)
 
 describe('B20 calldata through Base’s validating decoder (profile base)', () => {
   const node = useTestNode({ profile: 'base' })
@@ -100,6 +103,14 @@ describe('B20 calldata through Base’s validating decoder (profile base)', () =
     expect(await revertData(node, a, POLICY_REGISTRY_ADDRESS, badBool)).toBe(
       typeCheck(badBool, 'uint64,bool,address[]', word(32) + badBool.slice(10)),
     )
+    // A bool of 2 passes alloy's check and reads as true, as on Base (Solidity alone would refuse it).
+    const created = await b20Actions(node).send(0, POLICY_REGISTRY_ADDRESS, policyCall('createPolicy', [a, 1]))
+    const id = BigInt(created.logs[0].topics[1] as Hex)
+    const allow = encodeFunctionData({ abi: policyRegistryAbi, functionName: 'updateAllowlist', args: [id, true, [who(1)]] })
+    const two = `${allow.slice(0, 10 + 64)}${word(2)}${allow.slice(10 + 128)}` as Hex
+    expect((await b20Actions(node).send(0, POLICY_REGISTRY_ADDRESS, two)).status).toBe('success')
+    const authorized = policyCall('isAuthorized', [id, who(1)])
+    expect((await node.rpc('eth_call', [{ to: POLICY_REGISTRY_ADDRESS, data: authorized }, 'latest'])).result).toBe(pad('0x01'))
     // A known selector alone: the decoder overruns (Cobalt's registry has argument-less calls).
     const bare = encodeFunctionData({ abi: policyRegistryAbi, functionName: 'policyExists', args: [1n] }).slice(0, 10) as Hex
     expect(await revertData(node, a, POLICY_REGISTRY_ADDRESS, bare)).toBe(

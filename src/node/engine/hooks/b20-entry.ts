@@ -179,3 +179,22 @@ function decodeRefusal(known: Surface, data: Uint8Array, stablecoin: boolean) {
   const error = abiDecodeError(call.args, data.subarray(4))
   return error === undefined ? undefined : { data: withText(data.subarray(0, 4), error), charged: true }
 }
+
+/**
+ * The calldata the implementation reads: alloy's bool reads only the high 31 bytes (Base takes a
+ * last byte of 2–255 as true) where Solidity's decoder refuses anything but 0 or 1, so such a word of
+ * a known call's bool argument is handed on as 1. Everything else is passed through as sent.
+ */
+export function entryCalldata(kind: B20Kind, data: Uint8Array, target: EntryTarget = {}): Uint8Array {
+  if (data.length < 4) return data
+  const call = surfaceOf(kind, target)?.calls.get(toHex(data.subarray(0, 4)))
+  if (!call) return data
+  let out = data
+  call.args.forEach((arg, i) => {
+    const last = 4 + 32 * i + 31
+    if (arg.type !== 'bool' || last >= data.length || data[last] <= 1) return
+    if (out === data) out = Uint8Array.from(data)
+    out[last] = 1
+  })
+  return out
+}

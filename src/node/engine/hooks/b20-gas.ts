@@ -12,7 +12,7 @@
 // transaction; tokens are looked up dynamically and are not warm.
 import { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
-import { type B20Kind, entryRefusal, revertCode } from './b20-entry.js'
+import { type B20Kind, entryCalldata, entryRefusal, revertCode } from './b20-entry.js'
 import { type B20Fork, type B20Forks, b20ForkAt } from './b20-forks.js'
 import type { OpHandler } from './opcode-wrappers.js'
 
@@ -238,13 +238,13 @@ export function installB20Gas(vm: VM, kindOf: (code: unknown) => B20Kind | undef
     if (!kind) return runInterpreter(message, opts)
     let charge = message.b20SetCodeGas ?? 0n
     let code = message.code
+    let data = message.data
     if (depth === 0) {
       const entryGas = calldataGas(message.data) + (kind === 'token' ? MARKER_CHECK_GAS : 0n)
-      const refusal = entryRefusal(kind, message.value ?? 0n, message.data ?? new Uint8Array(0), isDirect(message), {
-        fork: message.b20Fork,
-        address: message.codeAddress?.bytes,
-      })
+      const target = { fork: message.b20Fork, address: message.codeAddress?.bytes }
+      const refusal = entryRefusal(kind, message.value ?? 0n, message.data ?? new Uint8Array(0), isDirect(message), target)
       if (refusal) code = revertCode(refusal.data)
+      else if (data && isDirect(message) && (message.value ?? 0n) === 0n) data = entryCalldata(kind, data, target)
       charge += refusal && !refusal.charged ? 0n : entryGas
     }
     if (charge > message.gasLimit) {
@@ -257,7 +257,7 @@ export function installB20Gas(vm: VM, kindOf: (code: unknown) => B20Kind | undef
     evm._opcodeMap = meteredTable(table)
     depth++
     try {
-      const result = await runInterpreter({ ...message, code, gasLimit: message.gasLimit - charge }, opts)
+      const result = await runInterpreter({ ...message, code, data, gasLimit: message.gasLimit - charge }, opts)
       result.executionGasUsed += charge
       return result
     } finally {
