@@ -238,8 +238,9 @@ abstract contract B20PolicyRegistryLogic {
         emit PolicyAdminUpdated(id, address(0), admin);
     }
 
-    /// Beryl's PolicyType has two members, so a composite type fails ABI decoding there (an empty
-    /// revert, as Solidity's decoder gives); from Cobalt it is IncompatiblePolicyType.
+    /// Beryl's PolicyType has two members, so a composite type fails ABI decoding there (the engine's
+    /// entry check gives Base's type-check revert first; this guards the rest); from Cobalt it is
+    /// IncompatiblePolicyType.
     function _requireSimpleType(PolicyType policyType) private pure {
         if (uint8(policyType) <= uint8(PolicyType.ALLOWLIST)) return;
         if (_fork() < COBALT) revert();

@@ -195,7 +195,8 @@ contract B20Token is B20TokenAsset, B20TokenSeize {
         for (uint8 i = 0; i <= last; i++) if (bits & (1 << i) != 0) features[n++] = PausableFeature(i);
     }
 
-    /// Before Cobalt the enum has three members: SEIZE fails decoding (no revert data here).
+    /// Before Cobalt the enum has three members: SEIZE fails decoding. The engine's entry check answers a
+    /// direct call with Base's type-check revert first; this guards calls it does not check.
     function _requireKnownFeatures(PausableFeature[] calldata features) internal pure {
         if (_fork() >= COBALT) return;
         for (uint256 i = 0; i < features.length; i++) if (features[i] == PausableFeature.SEIZE) revert();
