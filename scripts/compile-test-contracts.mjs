@@ -33,6 +33,7 @@ const UNITS = [
     ],
   ],
   ['Aggregating06.sol', 'aggregating06.ts', [['Aggregating06', 'aggregating06']]],
+  ['CoinbaseStandIn.sol', 'coinbase-stand-in.ts', [['CoinbaseStandInFactory', 'coinbaseStandInFactory']]],
 ]
 
 // `solady/…` imports resolve in the solady package (the bundler tests' v0.7 account).
