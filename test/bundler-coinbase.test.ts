@@ -22,7 +22,7 @@ import { DEV_PAYMASTERS } from '../src/contracts/paymaster.js'
 import { coinbaseStandInFactoryAbi, coinbaseStandInFactoryBytecode } from './fixtures/coinbase-stand-in.js'
 import { type TestNode, useTestNode, waitForReceipt, waitForSealed } from './helpers.js'
 
-const FACTORY_V1_1: Address = '0xba5ed110eFDBa3D005bfC882d75358ACBbB85842'.toLowerCase() as Address
+const FACTORY_V1_1: Address = '0xBA5ED110eFDBa3D005bfC882d75358ACBbB85842'
 const RECIPIENT: Address = '0x000000000000000000000000000000000000bEEF'
 const OTHER: Address = '0x000000000000000000000000000000000000cafE'
 
