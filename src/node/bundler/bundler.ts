@@ -24,7 +24,7 @@ import { checkRoles, heldByStorage } from './roles.js'
 import { checkRules, type StakedEntities, type Violation, violationError } from './rules.js'
 import { authorizationsOf, simulateBundle } from './simulate-bundle.js'
 import type { StakeInfo } from './stake.js'
-import { factoryCall, gasLimitSum, handleOpsData, paymasterOf, type UserOp, userOpHash } from './user-op.js'
+import { bundleGas, factoryCall, handleOpsData, paymasterOf, type UserOp, userOpHash } from './user-op.js'
 
 export type BundlingMode = 'auto' | 'manual'
 
@@ -416,7 +416,7 @@ export class Bundler {
   private async signBundle(entryPoint: EntryPoint, ops: UserOp[]): Promise<Hex> {
     const authorizations = authorizationsOf(ops)
     let gas = BUNDLE_OVERHEAD + PER_AUTHORIZATION * BigInt(authorizations.length)
-    for (const op of ops) gas += gasLimitSum(op)
+    for (const op of ops) gas += bundleGas(entryPoint, op)
     const cap = this.parts.txGasCap()
     if (gas > cap) gas = cap
     const baseFee = this.parts.baseFee()

@@ -5,7 +5,7 @@ import type { EntryPoint } from './entry-points.js'
 import { InvalidUserOpError } from './errors.js'
 import { preVerificationGas } from './estimate.js'
 import type { BundlerParts } from './parts.js'
-import { gasLimitSum, type UserOp } from './user-op.js'
+import { bundleGas, type UserOp } from './user-op.js'
 
 /** Throws InvalidUserOpError (-32602) for the first field out of bounds. */
 export function checkFields(parts: BundlerParts, entryPoint: EntryPoint, op: UserOp): void {
@@ -22,9 +22,10 @@ export function checkFields(parts: BundlerParts, entryPoint: EntryPoint, op: Use
   if (op.preVerificationGas < minimum) {
     throw new InvalidUserOpError(`preVerificationGas ${op.preVerificationGas} is below ${minimum}, the bundle's cost for this op`)
   }
-  if (gasLimitSum(op) > parts.txGasCap()) {
+  const needed = bundleGas(entryPoint, op)
+  if (needed > parts.txGasCap()) {
     throw new InvalidUserOpError(
-      `the op's gas limits add up to ${gasLimitSum(op)}, more than a transaction may carry (${parts.txGasCap()})`,
+      `the op's gas limits need ${needed} in its bundle, more than a transaction may carry (${parts.txGasCap()})`,
     )
   }
 }

@@ -80,6 +80,15 @@ export function gasLimitSum(op: UserOp): bigint {
   )
 }
 
+/**
+ * The gas a bundle must carry for the op. EntryPoint v0.6 runs the op's call only if, after validation,
+ * gasleft() still covers callGasLimit + verificationGasLimit (its postOp budget) + 5000, else the whole
+ * bundle reverts with AA95 (EntryPoint.sol innerHandleOp); v0.7 and later have no such check.
+ */
+export function bundleGas(entryPoint: EntryPoint, op: UserOp): bigint {
+  return gasLimitSum(op) + (entryPoint.version === '0.6' ? op.verificationGasLimit + 5_000n : 0n)
+}
+
 /** Same sender and same nonce (key and sequence): the second replaces the first. */
 export function sameSlot(a: UserOp, b: UserOp): boolean {
   return isAddressEqual(a.sender, b.sender) && a.nonce === b.nonce
