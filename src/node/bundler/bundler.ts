@@ -22,9 +22,9 @@ import { ReputationBook } from './reputation-book.js'
 import { type FailedOp, refusal } from './revert.js'
 import { checkRoles, heldByStorage } from './roles.js'
 import { checkRules, type StakedEntities, type Violation, violationError } from './rules.js'
-import { authorizationsOf, simulateBundle } from './simulate-bundle.js'
+import { bundleGasLimit, simulateBundle } from './simulate-bundle.js'
 import type { StakeInfo } from './stake.js'
-import { bundleGas, factoryCall, handleOpsData, paymasterOf, type UserOp, userOpHash } from './user-op.js'
+import { factoryCall, handleOpsData, paymasterOf, type UserOp, userOpHash } from './user-op.js'
 
 export type BundlingMode = 'auto' | 'manual'
 
@@ -32,10 +32,6 @@ export interface FeeTier {
   maxFeePerGas: bigint
   maxPriorityFeePerGas: bigint
 }
-
-/** Gas the bundle transaction carries beyond its ops' limits: the transaction, the loop, the beneficiary. */
-const BUNDLE_OVERHEAD = 100_000n
-const PER_AUTHORIZATION = 25_000n
 
 export class Bundler {
   private mode: BundlingMode = 'auto'
@@ -374,12 +370,9 @@ export class Bundler {
     const held = heldByStorage(waiting)
     let records = take.filter((r) => !held.has(r))
     while (records.length > 0) {
-      const failure = await simulateBundle(
-        this.parts,
-        entryPoint,
-        records.map((r) => r.op),
-        this.address,
-      )
+      const ops = records.map((r) => r.op)
+      const gas = bundleGasLimit(entryPoint, ops, this.parts.txGasCap())
+      const failure = await simulateBundle(this.parts, entryPoint, ops, this.address, undefined, gas)
       if (!failure) break
       const dropped = failure.index >= 0 && failure.index < records.length ? [records[failure.index] as OpRecord] : records
       for (const r of dropped) {
@@ -414,11 +407,7 @@ export class Bundler {
 
   /** The signed handleOps transaction: gas for every op's limits, fees no higher than the ops pay unless the base fee needs it. */
   private async signBundle(entryPoint: EntryPoint, ops: UserOp[]): Promise<Hex> {
-    const authorizations = authorizationsOf(ops)
-    let gas = BUNDLE_OVERHEAD + PER_AUTHORIZATION * BigInt(authorizations.length)
-    for (const op of ops) gas += bundleGas(entryPoint, op)
-    const cap = this.parts.txGasCap()
-    if (gas > cap) gas = cap
+    const gas = bundleGasLimit(entryPoint, ops, this.parts.txGasCap())
     const baseFee = this.parts.baseFee()
     let maxFeePerGas = ops.reduce((m, op) => (op.maxFeePerGas < m ? op.maxFeePerGas : m), ops[0]?.maxFeePerGas ?? 0n)
     let maxPriorityFeePerGas = ops.reduce(

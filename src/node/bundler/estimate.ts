@@ -11,7 +11,7 @@ import { executionData, paymasterContext, postOpData, validatePaymasterData, val
 import type { EntryPoint } from './entry-points.js'
 import { ExecutionRevertedError, PaymasterRejectedError, UserOpRejectedError } from './errors.js'
 import type { BundlerParts } from './parts.js'
-import { simulateBundle } from './simulate-bundle.js'
+import { PER_AUTHORIZATION, simulateBundle } from './simulate-bundle.js'
 import { factoryCall, handleOpsData, isEip7702, paymasterOf, type UserOp, userOpHash } from './user-op.js'
 
 export interface GasEstimate {
@@ -26,8 +26,6 @@ export interface GasEstimate {
 const TX_BASE = 21_000n
 const PER_USER_OP = 18_300n
 const PER_USER_OP_WORD = 4n
-/** EIP-7702: what the bundle pays per authorization it carries (PER_EMPTY_ACCOUNT_COST). */
-const PER_AUTHORIZATION = 25_000n
 /**
  * The EntryPoint's own work metered against verificationGasLimit besides the account's: copying and
  * hashing the op, the nonce, and the prefund the account pays into a new deposit (a fresh storage slot).

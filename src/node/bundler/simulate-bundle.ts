@@ -7,7 +7,7 @@ import type { Authorization, StateOverrides } from '../types.js'
 import type { EntryPoint } from './entry-points.js'
 import type { BundlerParts } from './parts.js'
 import { decodeFailedOp, type FailedOp } from './revert.js'
-import { handleOpsData, type UserOp } from './user-op.js'
+import { bundleGas, handleOpsData, type UserOp } from './user-op.js'
 
 /** The EIP-7702 authorizations the ops carry, as the bundle transaction's authorizationList. */
 export function authorizationsOf(ops: UserOp[]): Authorization[] {
@@ -27,13 +27,30 @@ export function authorizationsOf(ops: UserOp[]): Authorization[] {
   })
 }
 
-/** handleOps(ops) as the bundler would send it: undefined when it runs, else the op it fails on (-1: not an op's fault). */
+/** Gas the bundle transaction carries beyond its ops' limits: the transaction, the loop, the beneficiary. */
+const BUNDLE_OVERHEAD = 100_000n
+/** EIP-7702: what a transaction pays per authorization it carries (PER_EMPTY_ACCOUNT_COST). */
+export const PER_AUTHORIZATION = 25_000n
+
+/** The bundle transaction's gas limit: its overhead and authorizations, and each op's limits, at most `cap`. */
+export function bundleGasLimit(entryPoint: EntryPoint, ops: UserOp[], cap: bigint): bigint {
+  let gas = BUNDLE_OVERHEAD + PER_AUTHORIZATION * BigInt(authorizationsOf(ops).length)
+  for (const op of ops) gas += bundleGas(entryPoint, op)
+  return gas > cap ? cap : gas
+}
+
+/**
+ * handleOps(ops) as the bundler would send it (with `gas`, the bundle's own limit, so an op that
+ * would run out in the bundle fails here): undefined when it runs, else the op it fails on (-1: not
+ * an op's fault).
+ */
 export async function simulateBundle(
   parts: BundlerParts,
   entryPoint: EntryPoint,
   ops: UserOp[],
   bundler: Address,
   overrides?: StateOverrides,
+  gas?: bigint,
 ): Promise<FailedOp | undefined> {
   const data: Hex = handleOpsData(entryPoint, ops, bundler)
   const authorizationList = authorizationsOf(ops)
@@ -43,6 +60,7 @@ export async function simulateBundle(
         from: hexToBytes(bundler),
         to: hexToBytes(entryPoint.address),
         data: hexToBytes(data),
+        ...(gas !== undefined ? { gas } : {}),
         ...(authorizationList.length > 0 ? { authorizationList } : {}),
       },
       overrides,
