@@ -274,29 +274,21 @@ export function installB20Gas(vm: VM, kindOf: (code: unknown) => B20Kind | undef
     return result
   }
 
-  const hasMarkers = async () => {
-    const code = await evm.stateManager.getCode(ACTIVATION_REGISTRY)
-    return code.length === 1 && code[0] === 0xef
-  }
-  // The singletons are warm from a transaction's start where the chain has them: runTx warms
-  // after 'beforeTx' (ethereumjs runTx.ts), on a journal already cleaned for the transaction.
-  // A listener of two parameters is awaited (ethereumjs vm.ts _emit).
-  vm.events.on('beforeTx', (_tx, resolve) => {
-    hasMarkers().then(
-      (markers) => {
-        if (markers) for (const address of SINGLETONS) evm.journal.addAlwaysWarmAddress(address)
-        resolve?.()
-      },
-      () => resolve?.(),
-    )
-  })
-  // EIP-8130's two only from the block's Cobalt on. 'beforeTx' does not know the block; the top-level
-  // call does (runTx passes it), and runs before any of the transaction's code, so a first CALL to
-  // them is warm. ethereumjs runs a call without a block in its default block (timestamp 0).
+  // Where the chain has the precompiles, the singletons are warm from a transaction's start, and
+  // EIP-8130's two from the block's Cobalt on. The top-level call (runTx passes it the block, on a
+  // journal it cleaned for the transaction) runs before any of the transaction's code, so a first
+  // CALL to them is warm; one code read serves both. ethereumjs runs a call without a block in its
+  // default block (timestamp 0).
   const runCall = evm.runCall.bind(evm)
   evm.runCall = async (opts) => {
-    if (opts.message === undefined && b20ForkAt(forks, opts.block?.header.timestamp ?? 0n) >= 1 && (await hasMarkers())) {
-      for (const address of EIP8130) evm.journal.addAlwaysWarmAddress(address)
+    if (opts.message === undefined) {
+      const code = await evm.stateManager.getCode(ACTIVATION_REGISTRY)
+      if (code.length === 1 && code[0] === 0xef) {
+        for (const address of SINGLETONS) evm.journal.addAlwaysWarmAddress(address)
+        if (b20ForkAt(forks, opts.block?.header.timestamp ?? 0n) >= 1) {
+          for (const address of EIP8130) evm.journal.addAlwaysWarmAddress(address)
+        }
+      }
     }
     return runCall(opts)
   }
