@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs'
 import { type Block, createBlock, type HeaderData } from '@ethereumjs/block'
 import { type Common, type CustomCrypto, createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import type { KZG } from '@ethereumjs/util'
 
 export interface GethGenesis {
   config: { chainId: number; blobSchedule?: Record<string, { target: number; max: number; baseFeeUpdateFraction: number }> }
@@ -27,16 +26,6 @@ export function readGenesisFile(file: string): GethGenesis {
 }
 
 /**
- * KZG for decoding blob transactions from block bodies: ethereumjs requires one on the Common even
- * though importing never calls it. Every method throws; proofs are not verified.
- */
-export const STUB_KZG: KZG = new Proxy({} as KZG, {
-  get: (_, name) => () => {
-    throw new Error(`KZG is not available (${String(name)}): blob proofs cannot be verified`)
-  },
-})
-
-/**
  * The Common for a geth genesis. Starts at chainstart (the blockchain-level consensus follows the
  * block: §3a), and carries the bpoN target/max/fraction from blobSchedule as hardfork params, since
  * ethereumjs 10.1.3's parseGethParams drops them (upstream bug, §3c).
@@ -50,7 +39,7 @@ export function commonFromGenesis(genesis: GethGenesis, customCrypto: CustomCryp
     chain: 'pcnode-genesis',
     params: params as never,
     hardfork: 'chainstart',
-    customCrypto: { kzg: STUB_KZG, ...customCrypto },
+    customCrypto,
   })
 }
 
