@@ -18,13 +18,13 @@ import type { BundlerParts } from './parts.js'
 import { DevPaymaster } from './paymaster.js'
 import { outcomeIn, type UserOpOutcome } from './receipt.js'
 import { REPUTATION, type ReputationEntry, type ReputationStatus } from './reputation.js'
-import { ReputationBook } from './reputation-book.js'
+import { entitiesOf, ReputationBook } from './reputation-book.js'
 import { type FailedOp, refusal } from './revert.js'
 import { checkRoles, heldByStorage } from './roles.js'
 import { checkRules, type StakedEntities, type Violation, violationError } from './rules.js'
 import { bundleGasLimit, simulateBundle } from './simulate-bundle.js'
 import type { StakeInfo } from './stake.js'
-import { factoryCall, handleOpsData, paymasterOf, type UserOp, userOpHash } from './user-op.js'
+import { handleOpsData, type UserOp, userOpHash } from './user-op.js'
 
 export type BundlingMode = 'auto' | 'manual'
 
@@ -177,8 +177,7 @@ export class Bundler {
 
   /** A rule broken: -32502 naming it, or -32505 with ERC-7769's data where a stake would allow it. */
   private violationError(violation: Violation, op: UserOp): Error {
-    const address =
-      violation.entity === 'account' ? op.sender : violation.entity === 'paymaster' ? paymasterOf(op) : factoryCall(op)?.factory
+    const address = entitiesOf(op).find((e) => e.role === violation.entity)?.address
     if (!violation.needsStake || !address) return violationError(violation)
     return this.reputation.stakeTooLow(
       violation.entity,

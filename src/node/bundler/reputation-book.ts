@@ -43,8 +43,6 @@ export function entitiesOf(op: UserOp): Named[] {
   return named
 }
 
-const ROLE_KEY: Record<EntityRole, keyof StakedEntities> = { account: 'account', factory: 'factory', paymaster: 'paymaster' }
-
 /** What an op's entities hold: which meet the stake minimums, and the paymaster's deposit (none when allow-listed). */
 export interface OpStakes {
   staked: StakedEntities
@@ -100,11 +98,11 @@ export class ReputationBook {
     await Promise.all(
       entitiesOf(op).map(async ({ role, address }) => {
         if (this.table.isAllowListed(address)) {
-          out.staked[ROLE_KEY[role]] = true
+          out.staked[role] = true
           return
         }
         const info = await readStake(this.parts, entryPoint, address)
-        out.staked[ROLE_KEY[role]] = meetsMinimums(info, this.minimums)
+        out.staked[role] = meetsMinimums(info, this.minimums)
         if (role === 'paymaster') out.paymasterDeposit = info.deposit
       }),
     )
@@ -133,7 +131,7 @@ export class ReputationBook {
           { [role]: address },
         )
       }
-      if (staked[ROLE_KEY[role]]) continue
+      if (staked[role]) continue
       const full =
         role === 'account' ? count >= REPUTATION.SAME_SENDER_MEMPOOL_COUNT : !this.table.underUnstakedShare(ep, address, count)
       if (full) {
